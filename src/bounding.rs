@@ -1,0 +1,307 @@
+//! Bounding volumes: [`BoundingBox`] (drawables) and [`BoundingSphere`] (nodes).
+//!
+//! Both are closed sets stored in `f64` so that bounds of drawables far from the origin
+//! (georeferenced cities) keep their precision after a transform. An *empty* volume
+//! contains nothing and is never intersected; it is what an empty group or a drawable
+//! without primitives has.
+
+use glam::{DMat4, DVec3, Vec3};
+
+/// An axis-aligned box `[min, max]` (closed). Empty when any `min` component exceeds `max`.
+///
+/// ```
+/// use scene_intersect::bounding::BoundingBox;
+/// use glam::DVec3;
+/// let mut b = BoundingBox::EMPTY;
+/// assert!(b.is_empty());
+/// b.expand_by_point(DVec3::new(1.0, 2.0, 3.0));
+/// b.expand_by_point(DVec3::new(-1.0, 0.0, 3.0));
+/// assert_eq!(b.center(), DVec3::new(0.0, 1.0, 3.0));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoundingBox {
+    /// Smallest corner.
+    pub min: DVec3,
+    /// Largest corner.
+    pub max: DVec3,
+}
+
+impl BoundingBox {
+    /// The empty box: contains no point; expanding it by a point gives that point.
+    pub const EMPTY: BoundingBox = BoundingBox {
+        min: DVec3::splat(f64::INFINITY),
+        max: DVec3::splat(f64::NEG_INFINITY),
+    };
+
+    /// The box spanning two corners, in any order.
+    pub fn from_corners(a: DVec3, b: DVec3) -> Self {
+        BoundingBox {
+            min: a.min(b),
+            max: a.max(b),
+        }
+    }
+
+    /// The smallest box holding every finite point of `points`; non-finite points are ignored.
+    pub fn from_points(points: &[Vec3]) -> Self {
+        let mut b = BoundingBox::EMPTY;
+        for p in points {
+            if p.is_finite() {
+                b.expand_by_point(p.as_dvec3());
+            }
+        }
+        b
+    }
+
+    /// True when the box contains no point.
+    pub fn is_empty(&self) -> bool {
+        !(self.min.x <= self.max.x && self.min.y <= self.max.y && self.min.z <= self.max.z)
+    }
+
+    /// Grows the box to contain `p`.
+    pub fn expand_by_point(&mut self, p: DVec3) {
+        self.min = self.min.min(p);
+        self.max = self.max.max(p);
+    }
+
+    /// Grows the box to contain `other`.
+    pub fn expand_by_box(&mut self, other: &BoundingBox) {
+        if !other.is_empty() {
+            self.min = self.min.min(other.min);
+            self.max = self.max.max(other.max);
+        }
+    }
+
+    /// The centre (meaningless for an empty box).
+    pub fn center(&self) -> DVec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    /// Half the length of the diagonal: the radius of the sphere around the box centre
+    /// that holds the box. 0 for an empty box.
+    pub fn radius(&self) -> f64 {
+        if self.is_empty() {
+            0.0
+        } else {
+            (self.max - self.min).length() * 0.5
+        }
+    }
+
+    /// The eight corners (x varying fastest, then y, then z).
+    pub fn corners(&self) -> [DVec3; 8] {
+        std::array::from_fn(|i| {
+            DVec3::new(
+                if i & 1 == 0 { self.min.x } else { self.max.x },
+                if i & 2 == 0 { self.min.y } else { self.max.y },
+                if i & 4 == 0 { self.min.z } else { self.max.z },
+            )
+        })
+    }
+
+    /// True when `p` lies in the closed box.
+    pub fn contains(&self, p: DVec3) -> bool {
+        p.cmpge(self.min).all() && p.cmple(self.max).all()
+    }
+
+    /// True when the two closed boxes share a point.
+    pub fn intersects(&self, other: &BoundingBox) -> bool {
+        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+    }
+
+    /// The box holding this box transformed by `matrix` (Arvo's method: exact bounds of
+    /// the transformed corners for affine matrices).
+    pub fn transformed(&self, matrix: &DMat4) -> BoundingBox {
+        if self.is_empty() {
+            return BoundingBox::EMPTY;
+        }
+        let mut b = BoundingBox::EMPTY;
+        for c in self.corners() {
+            b.expand_by_point(matrix.transform_point3(c));
+        }
+        b
+    }
+}
+
+impl Default for BoundingBox {
+    fn default() -> Self {
+        BoundingBox::EMPTY
+    }
+}
+
+/// A closed ball: every point within `radius` of `center`. Empty when `radius < 0`.
+///
+/// A node's bounding sphere is expressed in its *parent's* frame, as in OSG: a
+/// transform's sphere already includes its own matrix.
+///
+/// ```
+/// use scene_intersect::bounding::BoundingSphere;
+/// use glam::DVec3;
+/// let mut s = BoundingSphere::new(DVec3::ZERO, 1.0);
+/// s.expand_by_sphere(&BoundingSphere::new(DVec3::new(3.0, 0.0, 0.0), 1.0));
+/// assert_eq!(s.center, DVec3::new(1.5, 0.0, 0.0));
+/// assert_eq!(s.radius, 2.5);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoundingSphere {
+    /// Centre.
+    pub center: DVec3,
+    /// Radius; negative for the empty sphere, `f64::INFINITY` for "everywhere".
+    pub radius: f64,
+}
+
+impl BoundingSphere {
+    /// The empty sphere.
+    pub const EMPTY: BoundingSphere = BoundingSphere {
+        center: DVec3::ZERO,
+        radius: -1.0,
+    };
+
+    /// The sphere that contains all of space: used where a bound cannot be expressed in
+    /// the parent's frame (a transform with an absolute reference frame).
+    pub const EVERYWHERE: BoundingSphere = BoundingSphere {
+        center: DVec3::ZERO,
+        radius: f64::INFINITY,
+    };
+
+    /// A sphere of `radius` around `center`.
+    pub fn new(center: DVec3, radius: f64) -> Self {
+        BoundingSphere { center, radius }
+    }
+
+    /// The sphere around a box's centre that holds the box (empty for an empty box).
+    pub fn from_box(b: &BoundingBox) -> Self {
+        if b.is_empty() {
+            BoundingSphere::EMPTY
+        } else {
+            BoundingSphere::new(b.center(), b.radius())
+        }
+    }
+
+    /// True when the sphere contains no point.
+    pub fn is_empty(&self) -> bool {
+        !(self.radius >= 0.0)
+    }
+
+    /// Grows the sphere to contain `other`, moving the centre as little as needed.
+    pub fn expand_by_sphere(&mut self, other: &BoundingSphere) {
+        if other.is_empty() {
+            return;
+        }
+        if self.is_empty() {
+            *self = *other;
+            return;
+        }
+        if self.radius == f64::INFINITY || other.radius == f64::INFINITY {
+            *self = BoundingSphere::EVERYWHERE;
+            return;
+        }
+        let d = (other.center - self.center).length();
+        if d + other.radius <= self.radius {
+            return; // other inside self
+        }
+        if d + self.radius <= other.radius {
+            *self = *other;
+            return;
+        }
+        let new_radius = (self.radius + d + other.radius) * 0.5;
+        let shift = new_radius - self.radius;
+        self.center += (other.center - self.center) * (shift / d);
+        // Guard against the rounding of the centre shift leaving either sphere a hair outside.
+        self.radius = new_radius * (1.0 + 4.0 * f64::EPSILON);
+    }
+
+    /// The sphere holding this sphere transformed by an affine `matrix`: the centre is
+    /// transformed and the radius scaled by the largest axis scale of the matrix.
+    pub fn transformed(&self, matrix: &DMat4) -> BoundingSphere {
+        if self.is_empty() || self.radius == f64::INFINITY {
+            return *self;
+        }
+        let scale = matrix
+            .x_axis
+            .truncate()
+            .length()
+            .max(matrix.y_axis.truncate().length())
+            .max(matrix.z_axis.truncate().length());
+        BoundingSphere::new(matrix.transform_point3(self.center), self.radius * scale)
+    }
+}
+
+impl Default for BoundingSphere {
+    fn default() -> Self {
+        BoundingSphere::EMPTY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_box_is_empty_and_absorbs() {
+        let mut b = BoundingBox::EMPTY;
+        assert!(b.is_empty());
+        assert_eq!(b.radius(), 0.0);
+        b.expand_by_box(&BoundingBox::from_corners(DVec3::ONE, DVec3::ZERO));
+        assert_eq!(b.min, DVec3::ZERO);
+        assert_eq!(b.max, DVec3::ONE);
+        // radius = half of sqrt(3)
+        assert!((b.radius() - 3f64.sqrt() / 2.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn box_ignores_non_finite_points() {
+        let b =
+            BoundingBox::from_points(&[Vec3::new(f32::NAN, 0.0, 0.0), Vec3::new(1.0, 2.0, 3.0)]);
+        assert_eq!(b.min, DVec3::new(1.0, 2.0, 3.0));
+        assert_eq!(b.max, DVec3::new(1.0, 2.0, 3.0));
+    }
+
+    #[test]
+    fn touching_boxes_intersect() {
+        let a = BoundingBox::from_corners(DVec3::ZERO, DVec3::ONE);
+        let b = BoundingBox::from_corners(DVec3::new(1.0, 0.0, 0.0), DVec3::new(2.0, 1.0, 1.0));
+        let c = BoundingBox::from_corners(DVec3::new(1.5, 0.0, 0.0), DVec3::new(2.0, 1.0, 1.0));
+        assert!(a.intersects(&b));
+        assert!(!a.intersects(&c));
+    }
+
+    #[test]
+    fn sphere_expansion_cases() {
+        // One inside the other: unchanged.
+        let mut s = BoundingSphere::new(DVec3::ZERO, 5.0);
+        s.expand_by_sphere(&BoundingSphere::new(DVec3::new(1.0, 0.0, 0.0), 1.0));
+        assert_eq!(s, BoundingSphere::new(DVec3::ZERO, 5.0));
+        // Self inside other: becomes other.
+        let mut s = BoundingSphere::new(DVec3::ZERO, 1.0);
+        s.expand_by_sphere(&BoundingSphere::new(DVec3::ZERO, 2.0));
+        assert_eq!(s.radius, 2.0);
+        // Disjoint: spans both, [-1, 11] on x -> centre 5, radius 6.
+        let mut s = BoundingSphere::new(DVec3::ZERO, 1.0);
+        s.expand_by_sphere(&BoundingSphere::new(DVec3::new(10.0, 0.0, 0.0), 1.0));
+        assert!((s.center.x - 5.0).abs() < 1e-12);
+        assert!((s.radius - 6.0).abs() < 1e-12);
+        // Infinite wins.
+        s.expand_by_sphere(&BoundingSphere::EVERYWHERE);
+        assert_eq!(s.radius, f64::INFINITY);
+    }
+
+    #[test]
+    fn sphere_transform_uses_largest_scale() {
+        let m = DMat4::from_scale_rotation_translation(
+            DVec3::new(1.0, 3.0, 2.0),
+            glam::DQuat::IDENTITY,
+            DVec3::new(10.0, 0.0, 0.0),
+        );
+        let s = BoundingSphere::new(DVec3::new(1.0, 1.0, 1.0), 2.0).transformed(&m);
+        assert_eq!(s.center, DVec3::new(11.0, 3.0, 2.0));
+        assert_eq!(s.radius, 6.0);
+    }
+
+    #[test]
+    fn box_transform_rotated() {
+        // Unit cube rotated 90 degrees about z: x in [-1, 0], y in [0, 1].
+        let m = DMat4::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        let b = BoundingBox::from_corners(DVec3::ZERO, DVec3::ONE).transformed(&m);
+        assert!((b.min - DVec3::new(-1.0, 0.0, 0.0)).length() < 1e-12);
+        assert!((b.max - DVec3::new(0.0, 1.0, 1.0)).length() < 1e-12);
+    }
+}

@@ -1,0 +1,1 @@
+//! Collision toolkit (in progress).

@@ -1,0 +1,142 @@
+//! Nodes: the interior of the scene graph.
+
+use glam::{DMat4, DVec3};
+use smallvec::SmallVec;
+use std::sync::OnceLock;
+
+use super::{DrawableId, NodeId};
+use crate::bounding::BoundingSphere;
+
+/// Whether a transform's matrix is relative to its parent (the usual case) or replaces
+/// the accumulated matrix (OSG's `ABSOLUTE_RF`, used for HUDs and cameras).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReferenceFrame {
+    /// `local_to_world = parent_local_to_world * matrix`.
+    #[default]
+    Relative,
+    /// `local_to_world = matrix`.
+    Absolute,
+}
+
+/// A transform node's data: an `f64` affine matrix (column vectors: a child point `p`
+/// lands at `matrix * p` in the parent frame) and its reference frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transform {
+    /// The matrix, finite.
+    pub matrix: DMat4,
+    /// Relative or absolute.
+    pub reference_frame: ReferenceFrame,
+}
+
+/// A level-of-detail node's data: per child, the range of eye distances in which it is
+/// shown, and the centre distances are measured from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lod {
+    /// Centre the eye distance is measured from, in the node's frame; `None` uses the
+    /// centre of the node's bounding sphere.
+    pub center: Option<DVec3>,
+    /// One `[min, max)` range per child, parallel to the children.
+    pub ranges: Vec<(f64, f64)>,
+}
+
+/// What kind of node this is, with the kind's own data.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    /// A plain group of children.
+    Group,
+    /// A group whose children are placed by a matrix.
+    Transform(Transform),
+    /// A leaf holding drawables (it has no child nodes).
+    Geode {
+        /// The drawables, in order.
+        drawables: Vec<DrawableId>,
+    },
+    /// A group showing one child per eye-distance range.
+    Lod(Lod),
+    /// A group whose children are each on or off.
+    Switch {
+        /// One flag per child, parallel to the children.
+        enabled: Vec<bool>,
+    },
+}
+
+impl NodeKind {
+    /// The kind's name, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            NodeKind::Group => "Group",
+            NodeKind::Transform(_) => "Transform",
+            NodeKind::Geode { .. } => "Geode",
+            NodeKind::Lod(_) => "Lod",
+            NodeKind::Switch { .. } => "Switch",
+        }
+    }
+}
+
+/// A node of the scene graph. Nodes live in a [`SceneGraph`](super::SceneGraph) and are
+/// named by [`NodeId`]; read them through [`SceneGraph::node`](super::SceneGraph::node),
+/// change them through the graph's methods (which keep bounds fresh).
+#[derive(Debug)]
+pub struct Node {
+    pub(crate) name: String,
+    pub(crate) node_mask: u32,
+    pub(crate) kind: NodeKind,
+    pub(crate) children: Vec<NodeId>,
+    pub(crate) parents: SmallVec<[NodeId; 2]>,
+    pub(crate) bound: OnceLock<BoundingSphere>,
+}
+
+impl Node {
+    pub(crate) fn new(name: impl Into<String>, kind: NodeKind) -> Self {
+        Node {
+            name: name.into(),
+            node_mask: u32::MAX,
+            kind,
+            children: Vec::new(),
+            parents: SmallVec::new(),
+            bound: OnceLock::new(),
+        }
+    }
+
+    /// The node's name (may be empty).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The node mask: the node is visited iff
+    /// `traversal_mask & (override_mask | node_mask) != 0`. All bits set by default.
+    pub fn node_mask(&self) -> u32 {
+        self.node_mask
+    }
+
+    /// The node's kind and kind-specific data.
+    pub fn kind(&self) -> &NodeKind {
+        &self.kind
+    }
+
+    /// The child nodes, in order (empty for a geode).
+    pub fn children(&self) -> &[NodeId] {
+        &self.children
+    }
+
+    /// The parents (several when the node is shared).
+    pub fn parents(&self) -> &[NodeId] {
+        &self.parents
+    }
+
+    /// The drawables of a geode (empty for other kinds).
+    pub fn drawables(&self) -> &[DrawableId] {
+        match &self.kind {
+            NodeKind::Geode { drawables } => drawables,
+            _ => &[],
+        }
+    }
+
+    /// The transform data, if this is a transform.
+    pub fn transform(&self) -> Option<&Transform> {
+        match &self.kind {
+            NodeKind::Transform(t) => Some(t),
+            _ => None,
+        }
+    }
+}

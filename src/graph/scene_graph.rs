@@ -1,0 +1,854 @@
+//! [`SceneGraph`]: the arena owning every node and drawable.
+
+use glam::{DMat4, DVec3};
+use slotmap::{Key, SlotMap};
+use smallvec::SmallVec;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use super::{DrawableId, GraphError, Lod, Node, NodeId, NodeKind, ReferenceFrame, Transform};
+use crate::bounding::{BoundingBox, BoundingSphere};
+use crate::drawable::{Drawable, Geometry};
+
+/// A drawable as the graph stores it: the drawable, its name, its geodes and its caches.
+pub(crate) struct DrawableEntry {
+    pub(crate) name: String,
+    pub(crate) drawable: Box<dyn Drawable>,
+    pub(crate) parents: SmallVec<[NodeId; 2]>,
+    pub(crate) bound: OnceLock<BoundingBox>,
+}
+
+/// The scene: an arena of [`Node`]s and drawables addressed by [`NodeId`] and
+/// [`DrawableId`].
+///
+/// Nodes form a directed acyclic graph, as in OSG: a node (or a drawable) may sit under
+/// several parents, so one building mesh can appear under many transforms. A node with
+/// no parent is a root. Linking refuses cycles and duplicate children.
+///
+/// Bounds are cached lazily and are never stale: every edit made through the graph's
+/// methods drops the caches that depend on it (the node or drawable and its ancestors up
+/// to the roots), and the next read recomputes them. Caches use [`OnceLock`], so a
+/// `&SceneGraph` can be queried from many threads at once (`SceneGraph: Send + Sync`).
+///
+/// ```
+/// use scene_intersect::graph::SceneGraph;
+/// use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
+/// use glam::{DMat4, DVec3, Vec3};
+///
+/// let mut scene = SceneGraph::new();
+/// let root = scene.add_group("root");
+/// let mesh = scene.add_drawable("tri", Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y])
+///     .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))?);
+/// let geode = scene.add_geode("geode");
+/// scene.add_drawable_to_geode(geode, mesh)?;
+/// // The same geode under two transforms.
+/// for x in [0.0, 10.0] {
+///     let t = scene.add_transform("t", DMat4::from_translation(DVec3::new(x, 0.0, 0.0)))?;
+///     scene.add_child(root, t)?;
+///     scene.add_child(t, geode)?;
+/// }
+/// assert_eq!(scene.node_paths_to(geode).len(), 2);
+/// let b = scene.node_bound(root).unwrap();
+/// assert!(b.radius > 5.0);
+/// # Ok::<(), scene_intersect::graph::GraphError>(())
+/// ```
+#[derive(Default)]
+pub struct SceneGraph {
+    nodes: SlotMap<NodeId, Node>,
+    drawables: SlotMap<DrawableId, DrawableEntry>,
+}
+
+impl std::fmt::Debug for SceneGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SceneGraph")
+            .field("nodes", &self.nodes.len())
+            .field("drawables", &self.drawables.len())
+            .finish()
+    }
+}
+
+impl SceneGraph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    // ----- creation -------------------------------------------------------------------
+
+    fn insert(&mut self, name: impl Into<String>, kind: NodeKind) -> NodeId {
+        self.nodes.insert(Node::new(name, kind))
+    }
+
+    /// Adds a parentless [`NodeKind::Group`].
+    pub fn add_group(&mut self, name: impl Into<String>) -> NodeId {
+        self.insert(name, NodeKind::Group)
+    }
+
+    /// Adds a parentless relative [`NodeKind::Transform`]; the matrix must be finite.
+    pub fn add_transform(
+        &mut self,
+        name: impl Into<String>,
+        matrix: DMat4,
+    ) -> Result<NodeId, GraphError> {
+        let name = name.into();
+        if !matrix.is_finite() {
+            return Err(GraphError::NonFiniteMatrix { node: name });
+        }
+        Ok(self.insert(
+            name,
+            NodeKind::Transform(Transform {
+                matrix,
+                reference_frame: ReferenceFrame::Relative,
+            }),
+        ))
+    }
+
+    /// Adds a parentless [`NodeKind::Geode`] with no drawables.
+    pub fn add_geode(&mut self, name: impl Into<String>) -> NodeId {
+        self.insert(
+            name,
+            NodeKind::Geode {
+                drawables: Vec::new(),
+            },
+        )
+    }
+
+    /// Adds a parentless [`NodeKind::Lod`]; `center` `None` measures eye distances from
+    /// the centre of the node's bound.
+    pub fn add_lod(
+        &mut self,
+        name: impl Into<String>,
+        center: Option<DVec3>,
+    ) -> Result<NodeId, GraphError> {
+        let name = name.into();
+        if center.is_some_and(|c| !c.is_finite()) {
+            return Err(GraphError::BadLodRange {
+                node: name,
+                min: f64::NAN,
+                max: f64::NAN,
+            });
+        }
+        Ok(self.insert(
+            name,
+            NodeKind::Lod(Lod {
+                center,
+                ranges: Vec::new(),
+            }),
+        ))
+    }
+
+    /// Adds a parentless [`NodeKind::Switch`].
+    pub fn add_switch(&mut self, name: impl Into<String>) -> NodeId {
+        self.insert(
+            name,
+            NodeKind::Switch {
+                enabled: Vec::new(),
+            },
+        )
+    }
+
+    /// Adds a drawable (not yet in any geode).
+    pub fn add_drawable(&mut self, name: impl Into<String>, drawable: impl Drawable) -> DrawableId {
+        self.add_boxed_drawable(name, Box::new(drawable))
+    }
+
+    /// Adds an already boxed drawable.
+    pub fn add_boxed_drawable(
+        &mut self,
+        name: impl Into<String>,
+        drawable: Box<dyn Drawable>,
+    ) -> DrawableId {
+        self.drawables.insert(DrawableEntry {
+            name: name.into(),
+            drawable,
+            parents: SmallVec::new(),
+            bound: OnceLock::new(),
+        })
+    }
+
+    // ----- reading --------------------------------------------------------------------
+
+    /// The node, or `None` for an id not in this graph.
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id)
+    }
+
+    /// The drawable, or `None` for an id not in this graph.
+    pub fn drawable(&self, id: DrawableId) -> Option<&dyn Drawable> {
+        self.drawables.get(id).map(|d| d.drawable.as_ref())
+    }
+
+    /// The drawable's name.
+    pub fn drawable_name(&self, id: DrawableId) -> Option<&str> {
+        self.drawables.get(id).map(|d| d.name.as_str())
+    }
+
+    /// The geodes holding the drawable.
+    pub fn drawable_parents(&self, id: DrawableId) -> &[NodeId] {
+        self.drawables.get(id).map_or(&[], |d| &d.parents)
+    }
+
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Number of drawables.
+    pub fn drawable_count(&self) -> usize {
+        self.drawables.len()
+    }
+
+    /// Every node with its id, in arena order.
+    pub fn nodes(&self) -> impl Iterator<Item = (NodeId, &Node)> {
+        self.nodes.iter()
+    }
+
+    /// Every drawable with its id, in arena order.
+    pub fn drawables(&self) -> impl Iterator<Item = (DrawableId, &dyn Drawable)> {
+        self.drawables
+            .iter()
+            .map(|(id, d)| (id, d.drawable.as_ref()))
+    }
+
+    /// The nodes without parents.
+    pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes
+            .iter()
+            .filter(|(_, n)| n.parents.is_empty())
+            .map(|(id, _)| id)
+    }
+
+    /// The first node with this name, in arena order.
+    pub fn find_node(&self, name: &str) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .find(|(_, n)| n.name == name)
+            .map(|(id, _)| id)
+    }
+
+    /// The node's bounding sphere, in its parent's frame (a transform's includes its own
+    /// matrix; an absolute-frame transform's is [`BoundingSphere::EVERYWHERE`], since it
+    /// cannot be expressed in the parent's frame). `None` for an unknown id.
+    pub fn node_bound(&self, id: NodeId) -> Option<BoundingSphere> {
+        let node = self.nodes.get(id)?;
+        Some(*node.bound.get_or_init(|| self.compute_node_bound(node)))
+    }
+
+    /// The drawable's bounding box in its local frame. `None` for an unknown id.
+    pub fn drawable_bound(&self, id: DrawableId) -> Option<BoundingBox> {
+        let entry = self.drawables.get(id)?;
+        Some(*entry.bound.get_or_init(|| entry.drawable.bounding_box()))
+    }
+
+    fn compute_node_bound(&self, node: &Node) -> BoundingSphere {
+        let children_sphere = |filter: &dyn Fn(usize) -> bool| {
+            let mut s = BoundingSphere::EMPTY;
+            for (i, &c) in node.children.iter().enumerate() {
+                if filter(i) {
+                    if let Some(b) = self.node_bound(c) {
+                        s.expand_by_sphere(&b);
+                    }
+                }
+            }
+            s
+        };
+        match &node.kind {
+            NodeKind::Group | NodeKind::Lod(_) => children_sphere(&|_| true),
+            NodeKind::Switch { enabled } => {
+                children_sphere(&|i| enabled.get(i).copied().unwrap_or(false))
+            }
+            NodeKind::Transform(t) => {
+                let s = children_sphere(&|_| true);
+                match t.reference_frame {
+                    ReferenceFrame::Relative => s.transformed(&t.matrix),
+                    ReferenceFrame::Absolute if s.is_empty() => s,
+                    ReferenceFrame::Absolute => BoundingSphere::EVERYWHERE,
+                }
+            }
+            NodeKind::Geode { drawables } => {
+                let mut b = BoundingBox::EMPTY;
+                for &d in drawables {
+                    if let Some(db) = self.drawable_bound(d) {
+                        b.expand_by_box(&db);
+                    }
+                }
+                BoundingSphere::from_box(&b)
+            }
+        }
+    }
+
+    /// The local-to-world matrix at the end of `path` (a root-first list of nodes, each
+    /// a child of the one before): the product of the transforms on it, restarting at
+    /// each absolute-frame transform.
+    pub fn local_to_world(&self, path: &[NodeId]) -> Result<DMat4, GraphError> {
+        let mut m = DMat4::IDENTITY;
+        for (i, &id) in path.iter().enumerate() {
+            let node = self.get(id)?;
+            if i > 0 && !node.parents.contains(&path[i - 1]) {
+                return Err(GraphError::BrokenPath {
+                    parent: self.label(path[i - 1]),
+                    child: self.label(id),
+                });
+            }
+            if let NodeKind::Transform(t) = &node.kind {
+                m = match t.reference_frame {
+                    ReferenceFrame::Relative => m * t.matrix,
+                    ReferenceFrame::Absolute => t.matrix,
+                };
+            }
+        }
+        Ok(m)
+    }
+
+    /// Every path from a root down to `id` (root first, `id` last). A node shared under
+    /// several parents has several paths. Empty for an unknown id.
+    pub fn node_paths_to(&self, id: NodeId) -> Vec<Vec<NodeId>> {
+        let mut out = Vec::new();
+        if self.nodes.contains_key(id) {
+            let mut path = vec![id];
+            self.collect_paths_up(&mut path, &mut out);
+        }
+        out
+    }
+
+    fn collect_paths_up(&self, path: &mut Vec<NodeId>, out: &mut Vec<Vec<NodeId>>) {
+        let Some(&top) = path.last() else { return };
+        let parents = &self.nodes[top].parents;
+        if parents.is_empty() {
+            out.push(path.iter().rev().copied().collect());
+            return;
+        }
+        for &p in parents {
+            path.push(p);
+            self.collect_paths_up(path, out);
+            path.pop();
+        }
+    }
+
+    /// A readable name for messages: the node's name, or its id when unnamed.
+    pub(crate) fn label(&self, id: NodeId) -> String {
+        match self.nodes.get(id) {
+            Some(n) if !n.name.is_empty() => format!("'{}'", n.name),
+            _ => format!("{:?}", id.data()),
+        }
+    }
+
+    fn drawable_label(&self, id: DrawableId) -> String {
+        match self.drawables.get(id) {
+            Some(d) if !d.name.is_empty() => format!("'{}'", d.name),
+            _ => format!("{:?}", id.data()),
+        }
+    }
+
+    fn get(&self, id: NodeId) -> Result<&Node, GraphError> {
+        self.nodes
+            .get(id)
+            .ok_or_else(|| GraphError::UnknownNode(format!("{:?}", id.data())))
+    }
+
+    fn get_mut(&mut self, id: NodeId) -> Result<&mut Node, GraphError> {
+        self.nodes
+            .get_mut(id)
+            .ok_or_else(|| GraphError::UnknownNode(format!("{:?}", id.data())))
+    }
+
+    // ----- linking --------------------------------------------------------------------
+
+    /// Makes `child` a child of `parent` (appended last). On a switch the child starts
+    /// enabled; on a LOD it is shown at every distance (see [`SceneGraph::add_lod_child`]).
+    pub fn add_child(&mut self, parent: NodeId, child: NodeId) -> Result<(), GraphError> {
+        self.check_link(parent, child)?;
+        let p = &mut self.nodes[parent];
+        match &mut p.kind {
+            NodeKind::Switch { enabled } => enabled.push(true),
+            NodeKind::Lod(lod) => lod.ranges.push((0.0, f64::INFINITY)),
+            _ => {}
+        }
+        p.children.push(child);
+        self.nodes[child].parents.push(parent);
+        self.invalidate_node(parent);
+        Ok(())
+    }
+
+    /// Makes `child` a child of the LOD node `lod`, shown when the eye distance is in
+    /// `[min, max)`.
+    pub fn add_lod_child(
+        &mut self,
+        lod: NodeId,
+        child: NodeId,
+        min: f64,
+        max: f64,
+    ) -> Result<(), GraphError> {
+        let node = self.get(lod)?;
+        if !matches!(node.kind, NodeKind::Lod(_)) {
+            return Err(self.wrong_kind(lod, "Lod"));
+        }
+        if !(min.is_finite() && !max.is_nan() && min <= max && min >= 0.0) {
+            return Err(GraphError::BadLodRange {
+                node: self.label(lod),
+                min,
+                max,
+            });
+        }
+        self.add_child(lod, child)?;
+        if let NodeKind::Lod(l) = &mut self.nodes[lod].kind {
+            if let Some(last) = l.ranges.last_mut() {
+                *last = (min, max);
+            }
+        }
+        Ok(())
+    }
+
+    fn check_link(&self, parent: NodeId, child: NodeId) -> Result<(), GraphError> {
+        let p = self.get(parent)?;
+        self.get(child)?;
+        if matches!(p.kind, NodeKind::Geode { .. }) {
+            return Err(GraphError::GeodeChild(self.label(parent)));
+        }
+        if p.children.contains(&child) {
+            return Err(GraphError::DuplicateChild {
+                parent: self.label(parent),
+                child: self.label(child),
+            });
+        }
+        if self.is_ancestor_or_self(child, parent) {
+            return Err(GraphError::Cycle {
+                parent: self.label(parent),
+                child: self.label(child),
+            });
+        }
+        Ok(())
+    }
+
+    /// True when `candidate` is `node` or one of its ancestors.
+    fn is_ancestor_or_self(&self, candidate: NodeId, node: NodeId) -> bool {
+        let mut seen = HashSet::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if n == candidate {
+                return true;
+            }
+            if seen.insert(n) {
+                stack.extend(self.nodes[n].parents.iter().copied());
+            }
+        }
+        false
+    }
+
+    /// Unlinks `child` from `parent` (the child stays in the graph; it becomes a root if
+    /// that was its only parent).
+    pub fn remove_child(&mut self, parent: NodeId, child: NodeId) -> Result<(), GraphError> {
+        let p = self.get(parent)?;
+        let Some(pos) = p.children.iter().position(|&c| c == child) else {
+            return Err(GraphError::NotAChild {
+                parent: self.label(parent),
+                child: self.label(child),
+            });
+        };
+        self.invalidate_node(parent);
+        let p = &mut self.nodes[parent];
+        p.children.remove(pos);
+        match &mut p.kind {
+            NodeKind::Switch { enabled } => {
+                enabled.remove(pos);
+            }
+            NodeKind::Lod(lod) => {
+                lod.ranges.remove(pos);
+            }
+            _ => {}
+        }
+        if let Some(c) = self.nodes.get_mut(child) {
+            if let Some(i) = c.parents.iter().position(|&x| x == parent) {
+                c.parents.remove(i);
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a drawable to a geode.
+    pub fn add_drawable_to_geode(
+        &mut self,
+        geode: NodeId,
+        drawable: DrawableId,
+    ) -> Result<(), GraphError> {
+        if !self.drawables.contains_key(drawable) {
+            return Err(GraphError::UnknownDrawable(format!(
+                "{:?}",
+                drawable.data()
+            )));
+        }
+        let g = self.get(geode)?;
+        match &g.kind {
+            NodeKind::Geode { drawables } if drawables.contains(&drawable) => {
+                return Err(GraphError::DuplicateDrawable {
+                    geode: self.label(geode),
+                    drawable: self.drawable_label(drawable),
+                })
+            }
+            NodeKind::Geode { .. } => {}
+            _ => return Err(self.wrong_kind(geode, "Geode")),
+        }
+        self.invalidate_node(geode);
+        if let NodeKind::Geode { drawables } = &mut self.nodes[geode].kind {
+            drawables.push(drawable);
+        }
+        self.drawables[drawable].parents.push(geode);
+        Ok(())
+    }
+
+    /// Takes a drawable out of a geode (the drawable stays in the graph).
+    pub fn remove_drawable_from_geode(
+        &mut self,
+        geode: NodeId,
+        drawable: DrawableId,
+    ) -> Result<(), GraphError> {
+        let label = self.label(geode);
+        let pos = match &self.get(geode)?.kind {
+            NodeKind::Geode { drawables } => drawables.iter().position(|&d| d == drawable),
+            _ => return Err(self.wrong_kind(geode, "Geode")),
+        };
+        let Some(pos) = pos else {
+            return Err(GraphError::NotAChild {
+                parent: label,
+                child: self.drawable_label(drawable),
+            });
+        };
+        self.invalidate_node(geode);
+        if let NodeKind::Geode { drawables } = &mut self.nodes[geode].kind {
+            drawables.remove(pos);
+        }
+        if let Some(d) = self.drawables.get_mut(drawable) {
+            d.parents.retain(|p| *p != geode);
+        }
+        Ok(())
+    }
+
+    /// Removes a node from the graph, unlinking it from its parents and children (its
+    /// children stay, becoming roots where it was their only parent; a geode's drawables
+    /// stay in the graph). Returns the removed node.
+    pub fn remove_node(&mut self, id: NodeId) -> Result<Node, GraphError> {
+        let node = self.get(id)?;
+        let parents: Vec<NodeId> = node.parents.to_vec();
+        let children: Vec<NodeId> = node.children.clone();
+        let drawables: Vec<DrawableId> = node.drawables().to_vec();
+        for p in parents {
+            self.remove_child(p, id)?;
+        }
+        for c in children {
+            if let Some(c) = self.nodes.get_mut(c) {
+                c.parents.retain(|p| *p != id);
+            }
+        }
+        for d in drawables {
+            if let Some(d) = self.drawables.get_mut(d) {
+                d.parents.retain(|p| *p != id);
+            }
+        }
+        let mut node = self
+            .nodes
+            .remove(id)
+            .ok_or_else(|| GraphError::UnknownNode(format!("{:?}", id.data())))?;
+        node.parents.clear();
+        Ok(node)
+    }
+
+    /// Removes a drawable from the graph and from every geode holding it.
+    pub fn remove_drawable(&mut self, id: DrawableId) -> Result<Box<dyn Drawable>, GraphError> {
+        let parents = self
+            .drawables
+            .get(id)
+            .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?
+            .parents
+            .to_vec();
+        for g in parents {
+            self.remove_drawable_from_geode(g, id)?;
+        }
+        self.drawables
+            .remove(id)
+            .map(|e| e.drawable)
+            .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))
+    }
+
+    // ----- editing --------------------------------------------------------------------
+
+    fn wrong_kind(&self, id: NodeId, expected: &'static str) -> GraphError {
+        GraphError::WrongKind {
+            node: self.label(id),
+            expected,
+            actual: self.nodes.get(id).map_or("missing node", |n| n.kind.name()),
+        }
+    }
+
+    /// Renames a node.
+    pub fn set_name(&mut self, id: NodeId, name: impl Into<String>) -> Result<(), GraphError> {
+        self.get_mut(id)?.name = name.into();
+        Ok(())
+    }
+
+    /// Sets a node's mask (bounds do not depend on masks, so nothing is invalidated).
+    pub fn set_node_mask(&mut self, id: NodeId, mask: u32) -> Result<(), GraphError> {
+        self.get_mut(id)?.node_mask = mask;
+        Ok(())
+    }
+
+    /// Moves a transform: sets its matrix (finite) and drops the bounds that depend on it.
+    pub fn set_matrix(&mut self, id: NodeId, matrix: DMat4) -> Result<(), GraphError> {
+        if !matrix.is_finite() {
+            return Err(GraphError::NonFiniteMatrix {
+                node: self.label(id),
+            });
+        }
+        match &mut self.get_mut(id)?.kind {
+            NodeKind::Transform(t) => t.matrix = matrix,
+            _ => return Err(self.wrong_kind(id, "Transform")),
+        }
+        self.invalidate_node(id);
+        Ok(())
+    }
+
+    /// Sets a transform's reference frame.
+    pub fn set_reference_frame(
+        &mut self,
+        id: NodeId,
+        frame: ReferenceFrame,
+    ) -> Result<(), GraphError> {
+        match &mut self.get_mut(id)?.kind {
+            NodeKind::Transform(t) => t.reference_frame = frame,
+            _ => return Err(self.wrong_kind(id, "Transform")),
+        }
+        self.invalidate_node(id);
+        Ok(())
+    }
+
+    /// Turns the `child_position`-th child of a switch on or off.
+    pub fn set_switch_child(
+        &mut self,
+        id: NodeId,
+        child_position: usize,
+        on: bool,
+    ) -> Result<(), GraphError> {
+        let label = self.label(id);
+        match &mut self.get_mut(id)?.kind {
+            NodeKind::Switch { enabled } => match enabled.get_mut(child_position) {
+                Some(flag) => *flag = on,
+                None => {
+                    return Err(GraphError::NotAChild {
+                        parent: label,
+                        child: format!("#{child_position}"),
+                    })
+                }
+            },
+            _ => return Err(self.wrong_kind(id, "Switch")),
+        }
+        self.invalidate_node(id);
+        Ok(())
+    }
+
+    /// The drawable, mutable. Its cached bounds (and those of every node above it) are
+    /// dropped first, since the caller may change anything.
+    pub fn drawable_mut(&mut self, id: DrawableId) -> Result<&mut dyn Drawable, GraphError> {
+        if !self.drawables.contains_key(id) {
+            return Err(GraphError::UnknownDrawable(format!("{:?}", id.data())));
+        }
+        self.invalidate_drawable(id);
+        Ok(self.drawables[id].drawable.as_mut())
+    }
+
+    /// The drawable as a mutable built-in [`Geometry`] (bounds dropped as for
+    /// [`SceneGraph::drawable_mut`]).
+    pub fn geometry_mut(&mut self, id: DrawableId) -> Result<&mut Geometry, GraphError> {
+        let label = self.drawable_label(id);
+        self.drawable_mut(id)?
+            .as_geometry_mut()
+            .ok_or(GraphError::NotAGeometry(label))
+    }
+
+    /// Swaps a drawable for another under the same id (a renderer replacing a mesh).
+    pub fn replace_drawable(
+        &mut self,
+        id: DrawableId,
+        drawable: impl Drawable,
+    ) -> Result<Box<dyn Drawable>, GraphError> {
+        if !self.drawables.contains_key(id) {
+            return Err(GraphError::UnknownDrawable(format!("{:?}", id.data())));
+        }
+        self.invalidate_drawable(id);
+        Ok(std::mem::replace(
+            &mut self.drawables[id].drawable,
+            Box::new(drawable),
+        ))
+    }
+
+    fn invalidate_drawable(&mut self, id: DrawableId) {
+        let entry = &mut self.drawables[id];
+        entry.bound.take();
+        let parents = entry.parents.clone();
+        for g in parents {
+            self.invalidate_node(g);
+        }
+    }
+
+    /// Drops the cached bound of `id` and of every ancestor. A node whose bound is not
+    /// cached has no cached ancestor that depends on it (a bound is computed from its
+    /// children's), so the walk stops there.
+    fn invalidate_node(&mut self, id: NodeId) {
+        let mut stack: SmallVec<[NodeId; 16]> = SmallVec::new();
+        stack.push(id);
+        while let Some(n) = stack.pop() {
+            if let Some(node) = self.nodes.get_mut(n) {
+                if node.bound.take().is_some() {
+                    stack.extend(node.parents.iter().copied());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drawable::{PrimitiveMode, PrimitiveSet};
+    use glam::Vec3;
+
+    fn unit_triangle() -> Geometry {
+        Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y])
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+            .unwrap()
+    }
+
+    #[test]
+    fn cycles_and_duplicates_are_errors() {
+        let mut g = SceneGraph::new();
+        let a = g.add_group("a");
+        let b = g.add_group("b");
+        let c = g.add_group("c");
+        g.add_child(a, b).unwrap();
+        g.add_child(b, c).unwrap();
+        assert!(matches!(g.add_child(c, a), Err(GraphError::Cycle { .. })));
+        assert!(matches!(g.add_child(a, a), Err(GraphError::Cycle { .. })));
+        assert!(matches!(
+            g.add_child(a, b),
+            Err(GraphError::DuplicateChild { .. })
+        ));
+        // Sharing c under a too is fine (a DAG).
+        g.add_child(a, c).unwrap();
+        assert_eq!(g.node_paths_to(c).len(), 2);
+        assert_eq!(g.node(c).unwrap().parents().len(), 2);
+    }
+
+    #[test]
+    fn geode_takes_drawables_not_nodes() {
+        let mut g = SceneGraph::new();
+        let geode = g.add_geode("geode");
+        let other = g.add_group("x");
+        assert!(matches!(
+            g.add_child(geode, other),
+            Err(GraphError::GeodeChild(_))
+        ));
+        let d = g.add_drawable("d", unit_triangle());
+        g.add_drawable_to_geode(geode, d).unwrap();
+        assert!(g.add_drawable_to_geode(geode, d).is_err());
+        assert!(g.add_drawable_to_geode(other, d).is_err());
+    }
+
+    #[test]
+    fn bounds_follow_edits() {
+        let mut g = SceneGraph::new();
+        let root = g.add_group("root");
+        let t = g
+            .add_transform("t", DMat4::from_translation(DVec3::new(100.0, 0.0, 0.0)))
+            .unwrap();
+        let geode = g.add_geode("geode");
+        let d = g.add_drawable("d", unit_triangle());
+        g.add_drawable_to_geode(geode, d).unwrap();
+        g.add_child(root, t).unwrap();
+        g.add_child(t, geode).unwrap();
+        // Triangle box [0,1]x[0,1]x[0,0]: centre (0.5, 0.5, 0), radius sqrt(2)/2.
+        let b = g.node_bound(root).unwrap();
+        assert!((b.center - DVec3::new(100.5, 0.5, 0.0)).length() < 1e-12);
+        assert!((b.radius - 2f64.sqrt() / 2.0).abs() < 1e-12);
+
+        g.set_matrix(t, DMat4::from_translation(DVec3::new(0.0, -50.0, 0.0)))
+            .unwrap();
+        let b = g.node_bound(root).unwrap();
+        assert!((b.center - DVec3::new(0.5, -49.5, 0.0)).length() < 1e-12);
+
+        // Editing the vertices moves the root bound too.
+        g.geometry_mut(d).unwrap().vertices_mut()[1] = Vec3::new(3.0, 0.0, 0.0);
+        let b = g.node_bound(root).unwrap();
+        // Box [0,3]x[0,1]: centre (1.5, 0.5), shifted by -50 in y.
+        assert!((b.center - DVec3::new(1.5, -49.5, 0.0)).length() < 1e-12);
+
+        // Unlinking leaves the root empty.
+        g.remove_child(root, t).unwrap();
+        assert!(g.node_bound(root).unwrap().is_empty());
+    }
+
+    #[test]
+    fn switch_bound_counts_enabled_children_only() {
+        let mut g = SceneGraph::new();
+        let s = g.add_switch("s");
+        let geode = g.add_geode("geode");
+        let d = g.add_drawable("d", unit_triangle());
+        g.add_drawable_to_geode(geode, d).unwrap();
+        g.add_child(s, geode).unwrap();
+        assert!(!g.node_bound(s).unwrap().is_empty());
+        g.set_switch_child(s, 0, false).unwrap();
+        assert!(g.node_bound(s).unwrap().is_empty());
+    }
+
+    #[test]
+    fn local_to_world_multiplies_and_restarts_at_absolute() {
+        let mut g = SceneGraph::new();
+        let a = g
+            .add_transform("a", DMat4::from_translation(DVec3::X))
+            .unwrap();
+        let b = g
+            .add_transform("b", DMat4::from_scale(DVec3::splat(2.0)))
+            .unwrap();
+        let c = g.add_geode("c");
+        g.add_child(a, b).unwrap();
+        g.add_child(b, c).unwrap();
+        let m = g.local_to_world(&[a, b, c]).unwrap();
+        // Point (1,0,0) is scaled to (2,0,0) then translated to (3,0,0).
+        assert_eq!(m.transform_point3(DVec3::X), DVec3::new(3.0, 0.0, 0.0));
+        g.set_reference_frame(b, ReferenceFrame::Absolute).unwrap();
+        let m = g.local_to_world(&[a, b, c]).unwrap();
+        assert_eq!(m.transform_point3(DVec3::X), DVec3::new(2.0, 0.0, 0.0));
+        assert!(g.local_to_world(&[a, c]).is_err());
+    }
+
+    #[test]
+    fn non_finite_matrix_refused() {
+        let mut g = SceneGraph::new();
+        let mut m = DMat4::IDENTITY;
+        m.w_axis.x = f64::NAN;
+        assert!(g.add_transform("t", m).is_err());
+        let t = g.add_transform("t", DMat4::IDENTITY).unwrap();
+        assert!(g.set_matrix(t, m).is_err());
+        assert_eq!(
+            g.node(t).unwrap().transform().unwrap().matrix,
+            DMat4::IDENTITY
+        );
+    }
+
+    #[test]
+    fn remove_node_unlinks_everything() {
+        let mut g = SceneGraph::new();
+        let a = g.add_group("a");
+        let b = g.add_group("b");
+        let c = g.add_group("c");
+        g.add_child(a, b).unwrap();
+        g.add_child(b, c).unwrap();
+        g.remove_node(b).unwrap();
+        assert!(g.node(a).unwrap().children().is_empty());
+        assert!(g.node(c).unwrap().parents().is_empty());
+        assert_eq!(g.roots().count(), 2);
+    }
+
+    #[test]
+    fn scene_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<SceneGraph>();
+    }
+}

@@ -1,0 +1,1 @@
+//! Writing a scene graph as binary glTF (in progress).
