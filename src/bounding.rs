@@ -178,7 +178,7 @@ impl BoundingSphere {
 
     /// True when the sphere contains no point.
     pub fn is_empty(&self) -> bool {
-        !(self.radius >= 0.0)
+        self.radius.is_nan() || self.radius < 0.0
     }
 
     /// Grows the sphere to contain `other`, moving the centre as little as needed.

@@ -1,7 +1,15 @@
 //! glTF input and output.
 //!
-//! * loading: a `.gltf` / `.glb` file into a [`SceneGraph`](crate::graph::SceneGraph);
-//! * [`gltf_writer`]: writing a scene graph out as `.glb` (used by the city generator and
-//!   by tests that need files of their own).
+//! * [`load_gltf`] / [`load_gltf_slice`] / [`import_gltf`]: a `.gltf` / `.glb` file into a
+//!   [`SceneGraph`](crate::graph::SceneGraph), with the map back to the file in
+//!   [`GltfImport`];
+//! * [`gltf_writer`]: a scene graph out as `.glb` (used by the city generator and by
+//!   tests that need files of their own).
 
+mod accessor;
+mod error;
+mod gltf_loader;
 pub mod gltf_writer;
+
+pub use error::LoadError;
+pub use gltf_loader::{import_gltf, load_gltf, load_gltf_slice, GltfImport, LoadStats};
