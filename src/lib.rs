@@ -9,11 +9,32 @@
 //! * [`graph`]: the scene graph (nodes, node masks, transforms, LOD/Switch, bounds);
 //! * [`drawable`]: drawables, primitive sets in every GL mode and primitive functors;
 //! * [`bounding`]: bounding boxes and spheres;
-//! * [`io`]: glTF loading;
+//! * [`io`]: glTF loading and writing;
+//! * [`visitor`]: the [`IntersectionVisitor`](visitor::IntersectionVisitor) that walks the
+//!   graph for an intersector (masks, LOD, culling, local and coordinate frames);
+//! * [`intersectors`]: line segment, polytope and sphere queries and their hits;
 //! * [`collide`]: the collision toolkit of classic geometric tests.
 
 pub mod bounding;
 pub mod collide;
 pub mod drawable;
 pub mod graph;
+pub mod intersectors;
 pub mod io;
+pub mod visitor;
+
+/// The names most programs need, in one import.
+pub mod prelude {
+    pub use crate::drawable::{
+        Drawable, Geometry, Indices, PrimitiveFunctor, PrimitiveMode, PrimitiveSet,
+    };
+    pub use crate::graph::{DrawableId, GraphError, NodeId, NodeKind, ReferenceFrame, SceneGraph};
+    pub use crate::intersectors::{
+        IntersectorGroup, LineSegmentHit, LineSegmentIntersector, Polytope, PolytopeHit,
+        PolytopeIntersector, PrimitiveMask, QueryError, SphereHit, SphereIntersector,
+    };
+    pub use crate::io::{load_gltf, GltfImport, LoadError};
+    pub use crate::visitor::{
+        CoordinateFrame, IntersectionLimit, IntersectionVisitor, LodSelection, Viewport,
+    };
+}

@@ -1,0 +1,222 @@
+//! [`IntersectorGroup`]: several queries answered in one traversal.
+
+use glam::DMat4;
+
+use super::line_segment::LocalSegment;
+use super::polytope_intersector::LocalPolytope;
+use super::sphere::LocalSphere;
+use super::{LineSegmentIntersector, PolytopeIntersector, QueryError, SphereIntersector};
+use crate::bounding::{BoundingBox, BoundingSphere};
+use crate::drawable::Drawable;
+use crate::visitor::{DrawableContext, FrameContext, Intersector};
+
+/// Any of the built-in intersectors, as a member of an [`IntersectorGroup`].
+// Members are few and long-lived; boxing them would only add an indirection per test.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum AnyIntersector {
+    /// A line segment.
+    LineSegment(LineSegmentIntersector),
+    /// A polytope.
+    Polytope(PolytopeIntersector),
+    /// A sphere.
+    Sphere(SphereIntersector),
+}
+
+/// A member's query in one local frame.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum AnyLocal {
+    /// A line segment.
+    LineSegment(LocalSegment),
+    /// A polytope.
+    Polytope(LocalPolytope),
+    /// A sphere.
+    Sphere(LocalSphere),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $i:ident => $e:expr) => {
+        match $self {
+            AnyIntersector::LineSegment($i) => $e,
+            AnyIntersector::Polytope($i) => $e,
+            AnyIntersector::Sphere($i) => $e,
+        }
+    };
+}
+
+macro_rules! dispatch_local {
+    ($self:expr, $local:expr, $i:ident, $l:ident => $e:expr) => {
+        match ($self, $local) {
+            (AnyIntersector::LineSegment($i), AnyLocal::LineSegment($l)) => $e,
+            (AnyIntersector::Polytope($i), AnyLocal::Polytope($l)) => $e,
+            (AnyIntersector::Sphere($i), AnyLocal::Sphere($l)) => $e,
+            _ => unreachable!("locals are made by their own member"),
+        }
+    };
+}
+
+/// Several intersectors answered in a single traversal (OSG's `IntersectorGroup`): a
+/// node is entered when any member wants it, and each drawable is tested by the members
+/// whose bounds test it passes. Each member keeps its own hits, limits and frame.
+///
+/// ```
+/// use scene_intersect::intersectors::{AnyIntersector, IntersectorGroup, LineSegmentIntersector, SphereIntersector};
+/// use glam::DVec3;
+/// let mut group = IntersectorGroup::new();
+/// group.push(LineSegmentIntersector::new(DVec3::ZERO, DVec3::X)?.into());
+/// group.push(SphereIntersector::new(DVec3::ZERO, 1.0)?.into());
+/// assert_eq!(group.members().len(), 2);
+/// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct IntersectorGroup {
+    members: Vec<AnyIntersector>,
+}
+
+impl From<LineSegmentIntersector> for AnyIntersector {
+    fn from(i: LineSegmentIntersector) -> Self {
+        AnyIntersector::LineSegment(i)
+    }
+}
+
+impl From<PolytopeIntersector> for AnyIntersector {
+    fn from(i: PolytopeIntersector) -> Self {
+        AnyIntersector::Polytope(i)
+    }
+}
+
+impl From<SphereIntersector> for AnyIntersector {
+    fn from(i: SphereIntersector) -> Self {
+        AnyIntersector::Sphere(i)
+    }
+}
+
+impl IntersectorGroup {
+    /// An empty group.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a member.
+    pub fn push(&mut self, member: AnyIntersector) {
+        self.members.push(member);
+    }
+
+    /// The members, with their hits after a traversal.
+    pub fn members(&self) -> &[AnyIntersector] {
+        &self.members
+    }
+
+    /// The members, mutable.
+    pub fn members_mut(&mut self) -> &mut [AnyIntersector] {
+        &mut self.members
+    }
+
+    /// Takes the members out.
+    pub fn into_members(self) -> Vec<AnyIntersector> {
+        self.members
+    }
+}
+
+impl Intersector for AnyIntersector {
+    type Local = AnyLocal;
+
+    fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
+        dispatch!(self, i => i.begin(frames))
+    }
+
+    fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> AnyLocal {
+        match self {
+            AnyIntersector::LineSegment(i) => {
+                AnyLocal::LineSegment(i.localize(local_to_world, world_to_local))
+            }
+            AnyIntersector::Polytope(i) => {
+                AnyLocal::Polytope(i.localize(local_to_world, world_to_local))
+            }
+            AnyIntersector::Sphere(i) => {
+                AnyLocal::Sphere(i.localize(local_to_world, world_to_local))
+            }
+        }
+    }
+
+    fn enter_node(&self, local: &AnyLocal, bound: &BoundingSphere) -> bool {
+        dispatch_local!(self, local, i, l => i.enter_node(l, bound))
+    }
+
+    fn enter_drawable(&self, local: &AnyLocal, bound: &BoundingBox) -> bool {
+        dispatch_local!(self, local, i, l => i.enter_drawable(l, bound))
+    }
+
+    fn intersect(
+        &mut self,
+        local: &AnyLocal,
+        context: &DrawableContext<'_>,
+        drawable: &dyn Drawable,
+    ) {
+        dispatch_local!(self, local, i, l => i.intersect(l, context, drawable))
+    }
+
+    fn reached_limit(&self) -> bool {
+        dispatch!(self, i => i.reached_limit())
+    }
+
+    fn end(&mut self) {
+        dispatch!(self, i => i.end())
+    }
+}
+
+impl Intersector for IntersectorGroup {
+    type Local = Vec<AnyLocal>;
+
+    fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
+        self.members.iter_mut().try_for_each(|m| m.begin(frames))
+    }
+
+    fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> Vec<AnyLocal> {
+        self.members
+            .iter()
+            .map(|m| m.localize(local_to_world, world_to_local))
+            .collect()
+    }
+
+    fn enter_node(&self, local: &Vec<AnyLocal>, bound: &BoundingSphere) -> bool {
+        self.members
+            .iter()
+            .zip(local)
+            .any(|(m, l)| !m.reached_limit() && m.enter_node(l, bound))
+    }
+
+    fn enter_drawable(&self, local: &Vec<AnyLocal>, bound: &BoundingBox) -> bool {
+        self.members
+            .iter()
+            .zip(local)
+            .any(|(m, l)| !m.reached_limit() && m.enter_drawable(l, bound))
+    }
+
+    fn intersect(
+        &mut self,
+        local: &Vec<AnyLocal>,
+        context: &DrawableContext<'_>,
+        drawable: &dyn Drawable,
+    ) {
+        // The bounds of the drawable are needed again per member.
+        let bound = context
+            .scene
+            .drawable_bound(context.drawable)
+            .unwrap_or_default();
+        for (m, l) in self.members.iter_mut().zip(local) {
+            if !m.reached_limit() && m.enter_drawable(l, &bound) {
+                m.intersect(l, context, drawable);
+            }
+        }
+    }
+
+    fn reached_limit(&self) -> bool {
+        !self.members.is_empty() && self.members.iter().all(|m| m.reached_limit())
+    }
+
+    fn end(&mut self) {
+        self.members.iter_mut().for_each(|m| m.end());
+    }
+}

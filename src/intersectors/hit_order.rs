@@ -1,0 +1,58 @@
+//! The total order hits are sorted in, so results do not depend on traversal order, and
+//! the limit bookkeeping the intersectors share.
+
+use std::cmp::Ordering;
+
+use crate::graph::{DrawableId, NodeId};
+use crate::visitor::IntersectionLimit;
+
+/// The sort key of a hit: its ratio or distance, then drawable, primitive index and node
+/// path, so ties are broken the same way by every traversal (plain or accelerated).
+pub(crate) type HitKey<'a> = (f64, DrawableId, u32, &'a [NodeId]);
+
+/// A hit with a sort key.
+pub(crate) trait OrderedHit {
+    fn key(&self) -> HitKey<'_>;
+}
+
+/// Compares two keys.
+pub(crate) fn compare_keys(a: HitKey<'_>, b: HitKey<'_>) -> Ordering {
+    a.0.total_cmp(&b.0)
+        .then_with(|| a.1.cmp(&b.1))
+        .then_with(|| a.2.cmp(&b.2))
+        .then_with(|| a.3.cmp(b.3))
+}
+
+/// Compares two hits by key.
+pub(crate) fn compare_hits<H: OrderedHit>(a: &H, b: &H) -> Ordering {
+    compare_keys(a.key(), b.key())
+}
+
+/// Adds one drawable visit's hits to `hits` as `limit` says.
+pub(crate) fn record_hits<H: OrderedHit>(
+    hits: &mut Vec<H>,
+    new: impl Iterator<Item = H>,
+    limit: IntersectionLimit,
+) {
+    match limit {
+        IntersectionLimit::None => hits.extend(new),
+        IntersectionLimit::OnePerDrawable | IntersectionLimit::One => {
+            hits.extend(new.min_by(compare_hits));
+        }
+        IntersectionLimit::Nearest => {
+            if let Some(best) = new.min_by(compare_hits) {
+                if hits.first().is_none_or(|h| compare_hits(&best, h).is_lt()) {
+                    hits.clear();
+                    hits.push(best);
+                }
+            }
+        }
+    }
+}
+
+/// A tiny outward padding for bound culling, so a primitive lying exactly on its
+/// drawable's box or node's sphere is never culled by rounding in the test.
+#[inline]
+pub(crate) fn cull_padding(radius: f64, center_magnitude: f64) -> f64 {
+    radius * 1e-9 + center_magnitude * 1e-12 + 1e-12
+}

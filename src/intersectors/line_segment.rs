@@ -1,0 +1,478 @@
+//! [`LineSegmentIntersector`]: picking and ray queries with a closed line segment.
+
+use glam::{DMat3, DMat4, DVec3, Vec3};
+use smallvec::{smallvec, SmallVec};
+
+use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
+use super::{intersect_segment_triangle, PrimitiveKind, QueryError};
+use crate::bounding::{BoundingBox, BoundingSphere};
+use crate::collide::closest_point_on_segment;
+use crate::drawable::{Drawable, PrimitiveFunctor};
+use crate::graph::{DrawableId, NodeId};
+use crate::visitor::{
+    CoordinateFrame, DrawableContext, FrameContext, IntersectionLimit, Intersector,
+};
+
+/// One hit of a [`LineSegmentIntersector`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineSegmentHit {
+    /// Position along the root segment, `0` at its start and `1` at its end (in world
+    /// space for segments given in other frames).
+    pub ratio: f64,
+    /// Root-first node path to the geode holding the drawable.
+    pub node_path: Vec<NodeId>,
+    /// The drawable.
+    pub drawable: DrawableId,
+    /// The primitive's index in the drawable.
+    pub primitive_index: u32,
+    /// What was hit.
+    pub primitive_kind: PrimitiveKind,
+    /// Vertex indices of the primitive (3 for a triangle, 2 for a line, 1 for a point).
+    pub vertex_indices: SmallVec<[u32; 3]>,
+    /// Barycentric weights of those vertices at the hit point (sum 1).
+    pub barycentric: SmallVec<[f64; 3]>,
+    /// The hit point in the drawable's frame.
+    pub local_point: DVec3,
+    /// The hit point in world space.
+    pub world_point: DVec3,
+    /// The triangle's unit normal (winding order) in the drawable's frame; zero for
+    /// points and lines.
+    pub local_normal: DVec3,
+    /// The same normal in world space (through the inverse transpose); zero for points and
+    /// lines.
+    pub world_normal: DVec3,
+    /// The drawable's local-to-world matrix.
+    pub local_to_world: DMat4,
+}
+
+impl OrderedHit for LineSegmentHit {
+    fn key(&self) -> HitKey<'_> {
+        (
+            self.ratio,
+            self.drawable,
+            self.primitive_index,
+            &self.node_path,
+        )
+    }
+}
+
+/// Intersects a closed line segment with the scene (OSG's `LineSegmentIntersector`).
+///
+/// Every triangle the segment touches is hit, two-sided, edges and vertices included (a
+/// segment through an edge shared by two triangles hits both). Zero-area triangles and
+/// triangles coplanar with the segment are not hit. Points and lines are hit only when a
+/// [picking tolerance](Self::set_picking_tolerance) is set: then any within that world
+/// distance of the segment is. Hits are sorted by [`LineSegmentHit::ratio`] (ties by
+/// drawable, primitive index and node path).
+///
+/// ```
+/// use scene_intersect::intersectors::LineSegmentIntersector;
+/// use scene_intersect::visitor::IntersectionLimit;
+/// use glam::DVec3;
+/// let picker = LineSegmentIntersector::new(DVec3::ZERO, DVec3::new(0.0, -100.0, 0.0))?
+///     .with_limit(IntersectionLimit::Nearest);
+/// assert!(LineSegmentIntersector::new(DVec3::ONE, DVec3::ONE).is_err());
+/// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct LineSegmentIntersector {
+    frame: CoordinateFrame,
+    start: DVec3,
+    end: DVec3,
+    limit: IntersectionLimit,
+    tolerance: Option<f64>,
+    world_start: DVec3,
+    world_end: DVec3,
+    hits: Vec<LineSegmentHit>,
+    scratch: Vec<RawHit>,
+}
+
+/// The segment in one local frame.
+#[derive(Clone, Debug)]
+pub struct LocalSegment {
+    start: DVec3,
+    direction: DVec3,
+    /// The picking tolerance in local units, enlarged to hold the world tolerance under
+    /// any direction of this frame's scale (for culling only).
+    tolerance: f64,
+}
+
+#[derive(Clone, Debug)]
+struct RawHit {
+    ratio: f64,
+    primitive_index: u32,
+    kind: PrimitiveKind,
+    indices: SmallVec<[u32; 3]>,
+    weights: SmallVec<[f64; 3]>,
+    local_point: DVec3,
+    local_normal: DVec3,
+}
+
+impl LineSegmentIntersector {
+    /// A segment from `start` to `end` in world (MODEL) coordinates.
+    pub fn new(start: DVec3, end: DVec3) -> Result<Self, QueryError> {
+        Self::with_frame(CoordinateFrame::Model, start, end)
+    }
+
+    /// A segment given in another coordinate frame (mapped through the visitor's view,
+    /// projection and viewport).
+    pub fn with_frame(
+        frame: CoordinateFrame,
+        start: DVec3,
+        end: DVec3,
+    ) -> Result<Self, QueryError> {
+        if !start.is_finite() || !end.is_finite() {
+            return Err(QueryError::NonFinite("segment end point"));
+        }
+        if start == end {
+            return Err(QueryError::ZeroLengthSegment);
+        }
+        Ok(LineSegmentIntersector {
+            frame,
+            start,
+            end,
+            limit: IntersectionLimit::None,
+            tolerance: None,
+            world_start: start,
+            world_end: end,
+            hits: Vec::new(),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// A pick through window position `(x, y)` (OSG's convention: y up from the
+    /// viewport's bottom; see [`Viewport::window_from_top_left`](crate::visitor::Viewport::window_from_top_left)):
+    /// the segment from the near plane (window z 0) to the far plane (z 1).
+    pub fn from_window(x: f64, y: f64) -> Result<Self, QueryError> {
+        Self::with_frame(
+            CoordinateFrame::Window,
+            DVec3::new(x, y, 0.0),
+            DVec3::new(x, y, 1.0),
+        )
+    }
+
+    /// Builder form of [`set_limit`](Self::set_limit).
+    pub fn with_limit(mut self, limit: IntersectionLimit) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Sets how many hits are kept.
+    pub fn set_limit(&mut self, limit: IntersectionLimit) {
+        self.limit = limit;
+    }
+
+    /// Lets the segment hit points and lines within `tolerance` world units of it (`None`
+    /// or never set: points and lines are not hit).
+    pub fn set_picking_tolerance(&mut self, tolerance: Option<f64>) -> Result<(), QueryError> {
+        match tolerance {
+            Some(t) if !t.is_finite() => return Err(QueryError::NonFinite("picking tolerance")),
+            Some(t) if t < 0.0 => return Err(QueryError::NegativeTolerance(t)),
+            _ => {}
+        }
+        self.tolerance = tolerance;
+        Ok(())
+    }
+
+    /// Builder form of [`set_picking_tolerance`](Self::set_picking_tolerance).
+    pub fn with_picking_tolerance(mut self, tolerance: f64) -> Result<Self, QueryError> {
+        self.set_picking_tolerance(Some(tolerance))?;
+        Ok(self)
+    }
+
+    /// The segment's start, in its own frame.
+    pub fn start(&self) -> DVec3 {
+        self.start
+    }
+
+    /// The segment's end, in its own frame.
+    pub fn end(&self) -> DVec3 {
+        self.end
+    }
+
+    /// The segment in world space, as of the last traversal.
+    pub fn world_segment(&self) -> (DVec3, DVec3) {
+        (self.world_start, self.world_end)
+    }
+
+    /// The hits of the last traversal, sorted by ratio.
+    pub fn intersections(&self) -> &[LineSegmentHit] {
+        &self.hits
+    }
+
+    /// Takes the hits out.
+    pub fn take_intersections(&mut self) -> Vec<LineSegmentHit> {
+        std::mem::take(&mut self.hits)
+    }
+
+    /// The first (nearest) hit, if any.
+    pub fn first_intersection(&self) -> Option<&LineSegmentHit> {
+        self.hits.first()
+    }
+
+    fn best_ratio(&self) -> f64 {
+        match self.limit {
+            IntersectionLimit::Nearest => self.hits.first().map_or(f64::INFINITY, |h| h.ratio),
+            _ => f64::INFINITY,
+        }
+    }
+}
+
+/// Collects the raw hits of one drawable.
+struct SegmentFunctor<'a> {
+    segment: &'a LocalSegment,
+    tolerance: Option<f64>,
+    world_start: DVec3,
+    world_end: DVec3,
+    local_to_world: &'a DMat4,
+    world_to_local: &'a DMat4,
+    out: &'a mut Vec<RawHit>,
+}
+
+impl PrimitiveFunctor for SegmentFunctor<'_> {
+    fn point(&mut self, v: Vec3, index: u32, primitive_index: u32) {
+        let Some(tol) = self.tolerance else { return };
+        let w = self.local_to_world.transform_point3(v.as_dvec3());
+        let c = closest_point_on_segment(w, self.world_start, self.world_end);
+        if c.point.distance(w) <= tol {
+            self.out.push(RawHit {
+                ratio: c.t,
+                primitive_index,
+                kind: PrimitiveKind::Point,
+                indices: smallvec![index],
+                weights: smallvec![1.0],
+                local_point: v.as_dvec3(),
+                local_normal: DVec3::ZERO,
+            });
+        }
+    }
+
+    fn line(&mut self, v: [Vec3; 2], indices: [u32; 2], primitive_index: u32) {
+        let Some(tol) = self.tolerance else { return };
+        let p = self.local_to_world.transform_point3(v[0].as_dvec3());
+        let q = self.local_to_world.transform_point3(v[1].as_dvec3());
+        let (s, t, on_segment, on_line) =
+            closest_points_segment_segment(self.world_start, self.world_end, p, q);
+        if on_segment.distance(on_line) <= tol {
+            self.out.push(RawHit {
+                ratio: s,
+                primitive_index,
+                kind: PrimitiveKind::Line,
+                indices: SmallVec::from_slice(&indices),
+                weights: smallvec![1.0 - t, t],
+                local_point: self.world_to_local.transform_point3(on_line),
+                local_normal: DVec3::ZERO,
+            });
+        }
+    }
+
+    fn triangle(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive_index: u32) {
+        let [a, b, c] = v.map(|v| v.as_dvec3());
+        if let Some(hit) =
+            intersect_segment_triangle(self.segment.start, self.segment.direction, a, b, c)
+        {
+            self.out.push(RawHit {
+                ratio: hit.t,
+                primitive_index,
+                kind: PrimitiveKind::Triangle,
+                indices: SmallVec::from_slice(&indices),
+                weights: SmallVec::from_slice(&hit.weights),
+                local_point: self.segment.start + self.segment.direction * hit.t,
+                local_normal: hit.normal.normalize_or_zero(),
+            });
+        }
+    }
+}
+
+/// Closest points of segments `p1 → q1` and `p2 → q2` (Ericson, Real-Time Collision
+/// Detection 5.1.9): `(s, t, point on first, point on second)`.
+fn closest_points_segment_segment(
+    p1: DVec3,
+    q1: DVec3,
+    p2: DVec3,
+    q2: DVec3,
+) -> (f64, f64, DVec3, DVec3) {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = d1.length_squared();
+    let e = d2.length_squared();
+    let f = d2.dot(r);
+    let (s, t);
+    if a == 0.0 && e == 0.0 {
+        return (0.0, 0.0, p1, p2);
+    }
+    if a == 0.0 {
+        s = 0.0;
+        t = (f / e).clamp(0.0, 1.0);
+    } else {
+        let c = d1.dot(r);
+        if e == 0.0 {
+            t = 0.0;
+            s = (-c / a).clamp(0.0, 1.0);
+        } else {
+            let b = d1.dot(d2);
+            let denom = a * e - b * b;
+            let s0 = if denom > 0.0 {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let t0 = (b * s0 + f) / e;
+            if t0 < 0.0 {
+                t = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t0 > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            } else {
+                t = t0;
+                s = s0;
+            }
+        }
+    }
+    (s, t, p1 + d1 * s, p2 + d2 * t)
+}
+
+/// Largest factor by which `m` can stretch a vector.
+pub(crate) fn max_scale(m: &DMat4) -> f64 {
+    let m3 = DMat3::from_mat4(*m);
+    // The Frobenius norm bounds the spectral norm from above: conservative and cheap.
+    (m3.x_axis.length_squared() + m3.y_axis.length_squared() + m3.z_axis.length_squared()).sqrt()
+}
+
+/// Inclusive slab test of the segment against a box grown by `pad`.
+fn segment_meets_box(s: DVec3, d: DVec3, b: &BoundingBox, pad: f64) -> bool {
+    let (min, max) = (b.min - DVec3::splat(pad), b.max + DVec3::splat(pad));
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for k in 0..3 {
+        if d[k] == 0.0 {
+            if s[k] < min[k] || s[k] > max[k] {
+                return false;
+            }
+        } else {
+            let inv = 1.0 / d[k];
+            let (mut ta, mut tb) = ((min[k] - s[k]) * inv, (max[k] - s[k]) * inv);
+            if ta > tb {
+                std::mem::swap(&mut ta, &mut tb);
+            }
+            t0 = t0.max(ta);
+            t1 = t1.min(tb);
+            if t0 > t1 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+impl Intersector for LineSegmentIntersector {
+    type Local = LocalSegment;
+
+    fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
+        self.hits.clear();
+        let m = frames.matrices(self.frame)?;
+        self.world_start = m.frame_to_world.project_point3(self.start);
+        self.world_end = m.frame_to_world.project_point3(self.end);
+        if !self.world_start.is_finite() || !self.world_end.is_finite() {
+            return Err(QueryError::SingularFrame(self.frame.name()));
+        }
+        if self.world_start == self.world_end {
+            return Err(QueryError::ZeroLengthSegment);
+        }
+        Ok(())
+    }
+
+    fn localize(&self, _local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSegment {
+        let start = world_to_local.transform_point3(self.world_start);
+        let end = world_to_local.transform_point3(self.world_end);
+        LocalSegment {
+            start,
+            direction: end - start,
+            tolerance: self.tolerance.unwrap_or(0.0) * max_scale(world_to_local),
+        }
+    }
+
+    fn enter_node(&self, local: &LocalSegment, bound: &BoundingSphere) -> bool {
+        if bound.is_empty() {
+            return false;
+        }
+        if bound.radius == f64::INFINITY {
+            return true;
+        }
+        let reach = bound.radius
+            + local.tolerance
+            + cull_padding(bound.radius, bound.center.abs().max_element());
+        let c = closest_point_on_segment(bound.center, local.start, local.start + local.direction);
+        if c.point.distance_squared(bound.center) > reach * reach {
+            return false;
+        }
+        let best = self.best_ratio();
+        if best.is_finite() {
+            // The sphere cannot hold a point nearer than this along the segment.
+            let earliest = (local.start.distance(bound.center) - reach) / local.direction.length();
+            if earliest > best {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn enter_drawable(&self, local: &LocalSegment, bound: &BoundingBox) -> bool {
+        if bound.is_empty() {
+            return false;
+        }
+        let pad =
+            local.tolerance + cull_padding(bound.radius(), bound.center().abs().max_element());
+        segment_meets_box(local.start, local.direction, bound, pad)
+    }
+
+    fn intersect(
+        &mut self,
+        local: &LocalSegment,
+        context: &DrawableContext<'_>,
+        drawable: &dyn Drawable,
+    ) {
+        let mut raw = std::mem::take(&mut self.scratch);
+        raw.clear();
+        let mut functor = SegmentFunctor {
+            segment: local,
+            tolerance: self.tolerance,
+            world_start: self.world_start,
+            world_end: self.world_end,
+            local_to_world: context.local_to_world,
+            world_to_local: context.world_to_local,
+            out: &mut raw,
+        };
+        drawable.accept(&mut functor);
+        let hits = raw.drain(..).map(|h| make_hit(h, context));
+        record_hits(&mut self.hits, hits, self.limit);
+        self.scratch = raw;
+    }
+
+    fn reached_limit(&self) -> bool {
+        self.limit == IntersectionLimit::One && !self.hits.is_empty()
+    }
+
+    fn end(&mut self) {
+        self.hits.sort_by(compare_hits);
+    }
+}
+
+fn make_hit(h: RawHit, context: &DrawableContext<'_>) -> LineSegmentHit {
+    let normal_matrix = DMat3::from_mat4(*context.world_to_local).transpose();
+    LineSegmentHit {
+        ratio: h.ratio,
+        node_path: context.node_path.to_vec(),
+        drawable: context.drawable,
+        primitive_index: h.primitive_index,
+        primitive_kind: h.kind,
+        vertex_indices: h.indices,
+        barycentric: h.weights,
+        local_point: h.local_point,
+        world_point: context.local_to_world.transform_point3(h.local_point),
+        local_normal: h.local_normal,
+        world_normal: (normal_matrix * h.local_normal).normalize_or_zero(),
+        local_to_world: *context.local_to_world,
+    }
+}

@@ -1,0 +1,28 @@
+//! The intersectors: line segment, polytope and sphere queries, their hits, and
+//! [`IntersectorGroup`] to answer several in one traversal.
+//!
+//! All three treat primitives and solids as closed sets and report world-space
+//! distances in world units, even under scaled transforms. Queries are checked when they
+//! are built: NaN or infinite numbers, a zero-length segment, a negative radius, a
+//! polytope without planes or with a zero normal are [`QueryError`]s.
+
+mod clipping;
+mod error;
+mod group;
+mod hit_order;
+mod line_segment;
+mod polytope;
+mod polytope_intersector;
+mod primitive_mask;
+mod segment_triangle;
+mod sphere;
+
+pub use clipping::{clip_polygon, clip_segment, ClipPolygon};
+pub use error::QueryError;
+pub use group::{AnyIntersector, AnyLocal, IntersectorGroup};
+pub use line_segment::{LineSegmentHit, LineSegmentIntersector, LocalSegment};
+pub use polytope::{Polytope, MAX_PLANES};
+pub use polytope_intersector::{LocalPolytope, PolytopeHit, PolytopeIntersector};
+pub use primitive_mask::{PrimitiveKind, PrimitiveMask};
+pub use segment_triangle::{intersect_segment_triangle, SegmentTriangleHit};
+pub use sphere::{LocalSphere, SphereHit, SphereIntersector};

@@ -1,0 +1,188 @@
+//! [`Polytope`]: a convex region bounded by planes, and the usual ways to build one.
+
+use glam::{DMat4, DQuat, DVec3, DVec4};
+use smallvec::SmallVec;
+
+use super::QueryError;
+use crate::visitor::ClipDepth;
+
+/// The largest number of planes a polytope may have.
+pub const MAX_PLANES: usize = 64;
+
+/// A closed convex polytope: the points `p` with `a·x + b·y + c·z + d >= 0` for every
+/// plane `(a, b, c, d)` (normals point inward).
+///
+/// ```
+/// use scene_intersect::intersectors::Polytope;
+/// use glam::{DQuat, DVec3};
+/// // A 4 x 2 x 1.5 m vehicle box, its front (+Z) plane last.
+/// let p = Polytope::from_oriented_box(DVec3::new(10.0, 0.75, 0.0), DVec3::new(1.0, 0.75, 2.0), DQuat::IDENTITY)?;
+/// assert!(p.contains(DVec3::new(10.5, 0.5, 1.9)));
+/// assert!(!p.contains(DVec3::new(10.5, 0.5, 2.1)));
+/// assert_eq!(p.planes().last().unwrap().z, -1.0);
+/// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Polytope {
+    planes: SmallVec<[DVec4; 8]>,
+}
+
+impl Polytope {
+    /// A polytope from its planes: at least one, at most [`MAX_PLANES`], all finite, no
+    /// zero normal. Planes need not be normalized.
+    pub fn new(planes: impl IntoIterator<Item = DVec4>) -> Result<Self, QueryError> {
+        let planes: SmallVec<[DVec4; 8]> = planes.into_iter().collect();
+        if planes.is_empty() {
+            return Err(QueryError::NoPlanes);
+        }
+        if planes.len() > MAX_PLANES {
+            return Err(QueryError::TooManyPlanes(planes.len()));
+        }
+        for (i, p) in planes.iter().enumerate() {
+            if !p.is_finite() {
+                return Err(QueryError::NonFinite("polytope plane"));
+            }
+            if p.truncate() == DVec3::ZERO {
+                return Err(QueryError::ZeroNormal(i));
+            }
+        }
+        Ok(Polytope { planes })
+    }
+
+    /// The axis-aligned box `[min, max]`, planes in the order -x, +x, -y, +y, -z, +z faces.
+    pub fn from_box(min: DVec3, max: DVec3) -> Result<Self, QueryError> {
+        let center = (min + max) * 0.5;
+        Self::from_oriented_box(center, (max - min) * 0.5, DQuat::IDENTITY)
+    }
+
+    /// The box of half extents `half_extents` around `center`, turned by `rotation`: a
+    /// vehicle's bounding box. Planes in the order left (-x), right (+x), bottom (-y),
+    /// top (+y), back (-z), front (+z) of the box's own axes: the front plane is last, so
+    /// it is the default reference plane and hit distances are measured inward from the
+    /// front face (glTF vehicles face +Z).
+    pub fn from_oriented_box(
+        center: DVec3,
+        half_extents: DVec3,
+        rotation: DQuat,
+    ) -> Result<Self, QueryError> {
+        if !center.is_finite() || !rotation.is_finite() {
+            return Err(QueryError::NonFinite("box centre or rotation"));
+        }
+        if !half_extents.is_finite() || half_extents.min_element() < 0.0 {
+            return Err(QueryError::BadBox);
+        }
+        if rotation.length_squared() == 0.0 {
+            return Err(QueryError::NonFinite("box rotation (zero quaternion)"));
+        }
+        let rotation = rotation.normalize();
+        let axes = [
+            rotation * DVec3::X,
+            rotation * DVec3::Y,
+            rotation * DVec3::Z,
+        ];
+        let mut planes = SmallVec::<[DVec4; 8]>::new();
+        for (axis, half) in axes.iter().zip(half_extents.to_array()) {
+            // Inside the low face:  axis·p - (axis·c - half) >= 0.
+            planes.push(axis.extend(-(axis.dot(center) - half)));
+            // Inside the high face: -axis·p + (axis·c + half) >= 0.
+            planes.push((-*axis).extend(axis.dot(center) + half));
+        }
+        Self::new(planes)
+    }
+
+    /// The view frustum of `projection * view` (Gribb–Hartmann plane extraction): left,
+    /// right, bottom, top, far, near — the near plane last, as reference plane.
+    pub fn from_frustum(view_projection: DMat4, clip_depth: ClipDepth) -> Result<Self, QueryError> {
+        let m = view_projection.transpose(); // rows of the matrix as columns
+        let (r0, r1, r2, r3) = (m.x_axis, m.y_axis, m.z_axis, m.w_axis);
+        let near = match clip_depth {
+            ClipDepth::NegativeOneToOne => r3 + r2,
+            ClipDepth::ZeroToOne => r2,
+        };
+        Self::new([r3 + r0, r3 - r0, r3 + r1, r3 - r1, r3 - r2, near])
+    }
+
+    /// The planes.
+    pub fn planes(&self) -> &[DVec4] {
+        &self.planes
+    }
+
+    /// True when `p` is inside (boundary included).
+    pub fn contains(&self, p: DVec3) -> bool {
+        self.planes
+            .iter()
+            .all(|pl| pl.truncate().dot(p) + pl.w >= 0.0)
+    }
+
+    /// The polytope mapped by a point transform whose *inverse* is `inverse`: a plane `q`
+    /// becomes `inverseᵀ q`. Exact for affine and projective maps alike.
+    pub fn transformed_by_inverse(&self, inverse: &DMat4) -> Polytope {
+        let t = inverse.transpose();
+        Polytope {
+            planes: self.planes.iter().map(|p| t * *p).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn construction_errors() {
+        assert_eq!(Polytope::new([]), Err(QueryError::NoPlanes));
+        assert_eq!(
+            Polytope::new([
+                DVec4::new(1.0, 0.0, 0.0, 0.0),
+                DVec4::new(0.0, 0.0, 0.0, 1.0)
+            ]),
+            Err(QueryError::ZeroNormal(1))
+        );
+        assert!(Polytope::new([DVec4::new(f64::NAN, 0.0, 0.0, 0.0)]).is_err());
+        assert_eq!(
+            Polytope::new(vec![DVec4::X; 65]),
+            Err(QueryError::TooManyPlanes(65))
+        );
+        assert!(Polytope::from_oriented_box(
+            DVec3::ZERO,
+            DVec3::new(-1.0, 1.0, 1.0),
+            DQuat::IDENTITY
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn rotated_box_contains_its_corners_only() {
+        // Half extents (2, 1, 1) turned 90 degrees about y: the long axis runs along z.
+        let p = Polytope::from_oriented_box(
+            DVec3::new(5.0, 0.0, 0.0),
+            DVec3::new(2.0, 1.0, 1.0),
+            DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2),
+        )
+        .unwrap();
+        assert!(p.contains(DVec3::new(5.0, 0.0, 1.9)));
+        assert!(!p.contains(DVec3::new(6.5, 0.0, 0.0)));
+        assert!(p.contains(DVec3::new(5.99, 0.99, -1.99)));
+    }
+
+    #[test]
+    fn frustum_contains_points_in_view() {
+        let view = DMat4::look_at_rh(DVec3::new(0.0, 0.0, 10.0), DVec3::ZERO, DVec3::Y);
+        let proj = DMat4::perspective_rh_gl(1.0, 1.0, 1.0, 100.0);
+        let f = Polytope::from_frustum(proj * view, ClipDepth::NegativeOneToOne).unwrap();
+        assert!(f.contains(DVec3::ZERO));
+        assert!(
+            !f.contains(DVec3::new(0.0, 0.0, 9.5)),
+            "before the near plane"
+        );
+        assert!(
+            !f.contains(DVec3::new(0.0, 0.0, -95.0)),
+            "past the far plane"
+        );
+        assert!(!f.contains(DVec3::new(50.0, 0.0, 0.0)), "off to the side");
+        let proj = DMat4::perspective_rh(1.0, 1.0, 1.0, 100.0);
+        let f = Polytope::from_frustum(proj * view, ClipDepth::ZeroToOne).unwrap();
+        assert!(f.contains(DVec3::ZERO));
+        assert!(!f.contains(DVec3::new(0.0, 0.0, 9.5)));
+    }
+}

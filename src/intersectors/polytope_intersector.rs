@@ -1,0 +1,381 @@
+//! [`PolytopeIntersector`]: which primitives meet a closed convex polytope.
+
+use glam::{DMat4, DVec3, DVec4, Vec3};
+use smallvec::SmallVec;
+
+use super::clipping::{clip_polygon, clip_segment, contains_point, ClipPolygon};
+use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
+use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
+use crate::bounding::{BoundingBox, BoundingSphere};
+use crate::drawable::{Drawable, PrimitiveFunctor};
+use crate::graph::{DrawableId, NodeId};
+use crate::visitor::{
+    CoordinateFrame, DrawableContext, FrameContext, IntersectionLimit, Intersector,
+};
+
+/// One hit of a [`PolytopeIntersector`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolytopeHit {
+    /// Root-first node path to the geode holding the drawable.
+    pub node_path: Vec<NodeId>,
+    /// The drawable.
+    pub drawable: DrawableId,
+    /// The primitive's index in the drawable.
+    pub primitive_index: u32,
+    /// What was hit.
+    pub primitive_kind: PrimitiveKind,
+    /// The part of the primitive inside the polytope, in world space: a convex polygon
+    /// for a triangle, one or two points for a line or point.
+    pub polygon: SmallVec<[DVec3; 8]>,
+    /// The mean of [`polygon`](Self::polygon)'s vertices (world space).
+    pub world_point: DVec3,
+    /// The same point in the drawable's frame.
+    pub local_point: DVec3,
+    /// Signed world distance of [`world_point`](Self::world_point) to the reference plane
+    /// (positive on the inner side).
+    pub distance: f64,
+    /// The largest signed world distance of a [`polygon`](Self::polygon) vertex to the
+    /// reference plane: how deep the primitive reaches past it.
+    pub max_distance: f64,
+    /// The drawable's local-to-world matrix.
+    pub local_to_world: DMat4,
+}
+
+impl OrderedHit for PolytopeHit {
+    fn key(&self) -> HitKey<'_> {
+        (
+            self.distance,
+            self.drawable,
+            self.primitive_index,
+            &self.node_path,
+        )
+    }
+}
+
+/// Finds every primitive whose closed set meets a closed convex polytope (OSG's
+/// `PolytopeIntersector`, with its clipping bugs fixed).
+///
+/// A primitive is hit iff some point of it is inside or on the polytope: touching at a
+/// single vertex counts, a triangle crossing the polytope without any vertex inside
+/// counts, a zero-area triangle counts as its edges. The
+/// [primitive mask](Self::set_primitive_mask) selects points, lines and triangles. For
+/// each hit the clipped part is reported with its mean point and distances to the
+/// reference plane (the last plane unless [set](Self::set_reference_plane)), in world
+/// units. Hits are sorted by distance (ties by drawable, primitive index, node path).
+///
+/// Given in PROJECTION or WINDOW coordinates, the polytope is mapped to world space
+/// exactly (planes transform by the inverse transpose); it should then include a near
+/// plane, as [`from_window_rect`](Self::from_window_rect) does, so that nothing behind
+/// the eye is selected.
+#[derive(Clone, Debug)]
+pub struct PolytopeIntersector {
+    frame: CoordinateFrame,
+    polytope: Polytope,
+    reference_plane: Option<DVec4>,
+    limit: IntersectionLimit,
+    primitive_mask: PrimitiveMask,
+    world_planes: Polytope,
+    world_reference: DVec4,
+    hits: Vec<PolytopeHit>,
+}
+
+/// The polytope in one local frame.
+#[derive(Clone, Debug)]
+pub struct LocalPolytope {
+    planes: SmallVec<[DVec4; 8]>,
+    /// Unit-normal copies, for bound culling.
+    normalized: SmallVec<[DVec4; 8]>,
+}
+
+impl PolytopeIntersector {
+    /// A polytope in world (MODEL) coordinates.
+    pub fn new(polytope: Polytope) -> Self {
+        Self::with_frame(CoordinateFrame::Model, polytope)
+    }
+
+    /// A polytope in another coordinate frame.
+    pub fn with_frame(frame: CoordinateFrame, polytope: Polytope) -> Self {
+        PolytopeIntersector {
+            frame,
+            world_planes: polytope.clone(),
+            polytope,
+            reference_plane: None,
+            limit: IntersectionLimit::None,
+            primitive_mask: PrimitiveMask::ALL,
+            world_reference: DVec4::ZERO,
+            hits: Vec::new(),
+        }
+    }
+
+    /// Rubber-band selection: the window rectangle `[x0, x1] x [y0, y1]` (window
+    /// coordinates, y up) extruded from the near plane away from the eye. Planes: x >= x0,
+    /// x <= x1, y >= y0, y <= y1, and the near plane (window z >= 0) last, as reference.
+    pub fn from_window_rect(x0: f64, y0: f64, x1: f64, y1: f64) -> Result<Self, QueryError> {
+        let (x0, x1) = (x0.min(x1), x0.max(x1));
+        let (y0, y1) = (y0.min(y1), y0.max(y1));
+        let polytope = Polytope::new([
+            DVec4::new(1.0, 0.0, 0.0, -x0),
+            DVec4::new(-1.0, 0.0, 0.0, x1),
+            DVec4::new(0.0, 1.0, 0.0, -y0),
+            DVec4::new(0.0, -1.0, 0.0, y1),
+            DVec4::new(0.0, 0.0, 1.0, 0.0),
+        ])?;
+        Ok(Self::with_frame(CoordinateFrame::Window, polytope))
+    }
+
+    /// Builder form of [`set_limit`](Self::set_limit).
+    pub fn with_limit(mut self, limit: IntersectionLimit) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Sets how many hits are kept (`Nearest`: the smallest distance).
+    pub fn set_limit(&mut self, limit: IntersectionLimit) {
+        self.limit = limit;
+    }
+
+    /// Builder form of [`set_primitive_mask`](Self::set_primitive_mask).
+    pub fn with_primitive_mask(mut self, mask: PrimitiveMask) -> Self {
+        self.primitive_mask = mask;
+        self
+    }
+
+    /// Selects which primitive kinds are tested (default: all).
+    pub fn set_primitive_mask(&mut self, mask: PrimitiveMask) {
+        self.primitive_mask = mask;
+    }
+
+    /// Sets the plane (in the polytope's frame, inward normal) distances are measured
+    /// from; by default the last plane.
+    pub fn set_reference_plane(&mut self, plane: DVec4) -> Result<(), QueryError> {
+        if !plane.is_finite() {
+            return Err(QueryError::NonFinite("reference plane"));
+        }
+        if plane.truncate() == DVec3::ZERO {
+            return Err(QueryError::ZeroNormal(0));
+        }
+        self.reference_plane = Some(plane);
+        Ok(())
+    }
+
+    /// The polytope, in its own frame.
+    pub fn polytope(&self) -> &Polytope {
+        &self.polytope
+    }
+
+    /// The polytope in world space, as of the last traversal.
+    pub fn world_polytope(&self) -> &Polytope {
+        &self.world_planes
+    }
+
+    /// The hits of the last traversal, sorted by distance.
+    pub fn intersections(&self) -> &[PolytopeHit] {
+        &self.hits
+    }
+
+    /// Takes the hits out.
+    pub fn take_intersections(&mut self) -> Vec<PolytopeHit> {
+        std::mem::take(&mut self.hits)
+    }
+}
+
+/// A primitive's clipped part in the drawable's frame, before it becomes a hit.
+struct RawHit {
+    primitive_index: u32,
+    kind: PrimitiveKind,
+    polygon: ClipPolygon,
+}
+
+struct PolytopeFunctor<'a> {
+    planes: &'a [DVec4],
+    mask: PrimitiveMask,
+    polygon: ClipPolygon,
+    scratch: ClipPolygon,
+    out: Vec<RawHit>,
+}
+
+impl PrimitiveFunctor for PolytopeFunctor<'_> {
+    fn point(&mut self, v: Vec3, _index: u32, primitive_index: u32) {
+        if self.mask.contains(PrimitiveMask::POINTS) && contains_point(v.as_dvec3(), self.planes) {
+            self.out.push(RawHit {
+                primitive_index,
+                kind: PrimitiveKind::Point,
+                polygon: std::iter::once(v.as_dvec3()).collect(),
+            });
+        }
+    }
+
+    fn line(&mut self, v: [Vec3; 2], _indices: [u32; 2], primitive_index: u32) {
+        if !self.mask.contains(PrimitiveMask::LINES) {
+            return;
+        }
+        let (p, q) = (v[0].as_dvec3(), v[1].as_dvec3());
+        if let Some((t0, t1)) = clip_segment(p, q, self.planes) {
+            let a = if t0 == 0.0 { p } else { p + (q - p) * t0 };
+            let b = if t1 == 1.0 { q } else { p + (q - p) * t1 };
+            let polygon = if a == b {
+                [a].into_iter().collect()
+            } else {
+                [a, b].into_iter().collect()
+            };
+            self.out.push(RawHit {
+                primitive_index,
+                kind: PrimitiveKind::Line,
+                polygon,
+            });
+        }
+    }
+
+    fn triangle(&mut self, v: [Vec3; 3], _indices: [u32; 3], primitive_index: u32) {
+        if !self.mask.contains(PrimitiveMask::TRIANGLES) {
+            return;
+        }
+        self.polygon.clear();
+        self.polygon.extend(v.iter().map(|v| v.as_dvec3()));
+        if clip_polygon(&mut self.polygon, self.planes, &mut self.scratch) {
+            // A quad's two triangles share an index: merge them into one hit.
+            if let Some(last) = self.out.last_mut() {
+                if last.primitive_index == primitive_index && last.kind == PrimitiveKind::Triangle {
+                    for p in &self.polygon {
+                        if !last.polygon.contains(p) {
+                            last.polygon.push(*p);
+                        }
+                    }
+                    return;
+                }
+            }
+            self.out.push(RawHit {
+                primitive_index,
+                kind: PrimitiveKind::Triangle,
+                polygon: self.polygon.clone(),
+            });
+        }
+    }
+}
+
+impl Intersector for PolytopeIntersector {
+    type Local = LocalPolytope;
+
+    fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
+        self.hits.clear();
+        let m = frames.matrices(self.frame)?;
+        // Planes map by the inverse transpose of the point map frame -> world, whose
+        // inverse is world -> frame.
+        self.world_planes = self.polytope.transformed_by_inverse(&m.world_to_frame);
+        let reference = match self.reference_plane {
+            Some(p) => m.world_to_frame.transpose() * p,
+            None => *self
+                .world_planes
+                .planes()
+                .last()
+                .ok_or(QueryError::NoPlanes)?,
+        };
+        let n = reference.truncate().length();
+        if n == 0.0 || !n.is_finite() {
+            return Err(QueryError::SingularFrame(self.frame.name()));
+        }
+        self.world_reference = reference / n;
+        Ok(())
+    }
+
+    fn localize(&self, local_to_world: &DMat4, _world_to_local: &DMat4) -> LocalPolytope {
+        let planes: SmallVec<[DVec4; 8]> = self
+            .world_planes
+            .transformed_by_inverse(local_to_world)
+            .planes()
+            .iter()
+            .copied()
+            .collect();
+        let normalized = planes
+            .iter()
+            .map(|p| {
+                let n = p.truncate().length();
+                if n > 0.0 {
+                    *p / n
+                } else {
+                    *p
+                }
+            })
+            .collect();
+        LocalPolytope { planes, normalized }
+    }
+
+    fn enter_node(&self, local: &LocalPolytope, bound: &BoundingSphere) -> bool {
+        if bound.is_empty() {
+            return false;
+        }
+        if bound.radius == f64::INFINITY {
+            return true;
+        }
+        let reach = bound.radius + cull_padding(bound.radius, bound.center.abs().max_element());
+        local
+            .normalized
+            .iter()
+            .all(|p| p.truncate().dot(bound.center) + p.w >= -reach)
+    }
+
+    fn enter_drawable(&self, local: &LocalPolytope, bound: &BoundingBox) -> bool {
+        if bound.is_empty() {
+            return false;
+        }
+        let pad = cull_padding(bound.radius(), bound.center().abs().max_element());
+        local.normalized.iter().all(|p| {
+            let n = p.truncate();
+            // The box corner furthest along the inward normal.
+            let corner = DVec3::select(n.cmpge(DVec3::ZERO), bound.max, bound.min);
+            n.dot(corner) + p.w >= -pad
+        })
+    }
+
+    fn intersect(
+        &mut self,
+        local: &LocalPolytope,
+        context: &DrawableContext<'_>,
+        drawable: &dyn Drawable,
+    ) {
+        let mut functor = PolytopeFunctor {
+            planes: &local.planes,
+            mask: self.primitive_mask,
+            polygon: ClipPolygon::new(),
+            scratch: ClipPolygon::new(),
+            out: Vec::new(),
+        };
+        drawable.accept(&mut functor);
+        let reference = self.world_reference;
+        let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;
+        let hits = functor.out.into_iter().map(|raw| {
+            let polygon: SmallVec<[DVec3; 8]> = raw
+                .polygon
+                .iter()
+                .map(|p| context.local_to_world.transform_point3(*p))
+                .collect();
+            let local_point = raw.polygon.iter().copied().sum::<DVec3>() / raw.polygon.len() as f64;
+            let world_point = polygon.iter().copied().sum::<DVec3>() / polygon.len() as f64;
+            let max_distance = polygon
+                .iter()
+                .map(|p| distance_to(*p))
+                .fold(f64::NEG_INFINITY, f64::max);
+            PolytopeHit {
+                node_path: context.node_path.to_vec(),
+                drawable: context.drawable,
+                primitive_index: raw.primitive_index,
+                primitive_kind: raw.kind,
+                distance: distance_to(world_point),
+                max_distance,
+                polygon,
+                world_point,
+                local_point,
+                local_to_world: *context.local_to_world,
+            }
+        });
+        record_hits(&mut self.hits, hits, self.limit);
+    }
+
+    fn reached_limit(&self) -> bool {
+        self.limit == IntersectionLimit::One && !self.hits.is_empty()
+    }
+
+    fn end(&mut self) {
+        self.hits.sort_by(compare_hits);
+    }
+}

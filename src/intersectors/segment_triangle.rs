@@ -1,0 +1,201 @@
+//! The exact segment–triangle test behind [`LineSegmentIntersector`](super::LineSegmentIntersector).
+//!
+//! The segment `s + t·d, t ∈ [0, 1]` meets the closed triangle `(a, b, c)` iff the three
+//! edge functions `E(p, q) = d · ((p − s) × (q − s))` (signed volumes) of its edges share
+//! a sign (zeros allowed: edges and vertices are inclusive) and the plane crossing lies
+//! in `[0, 1]`. Each edge function is evaluated with its two ends in a canonical
+//! (lexicographic) order and negated when swapped, so two triangles sharing an edge get
+//! exactly opposite values for it: a segment can never slip between them, and one
+//! through the edge itself (value exactly 0) hits both.
+//!
+//! Barycentric weights are `E(b, c)`, `E(c, a)`, `E(a, b)` over their sum `d · n`
+//! (`n = (b − a) × (c − a)`). A zero-area triangle (`n = 0`) and a triangle parallel to or
+//! coplanar with the segment (`d · n = 0`) are not hit.
+
+use glam::DVec3;
+
+/// Where a segment crosses a triangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SegmentTriangleHit {
+    /// Parameter along the segment, in `[0, 1]`.
+    pub t: f64,
+    /// Barycentric weights of `a`, `b`, `c` (sum 1, each in `[0, 1]`).
+    pub weights: [f64; 3],
+    /// The triangle's unnormalized normal `(b − a) × (c − a)`.
+    pub normal: DVec3,
+}
+
+fn lex_less(p: DVec3, q: DVec3) -> bool {
+    (p.x, p.y, p.z) < (q.x, q.y, q.z)
+}
+
+#[inline]
+fn edge_function(p: DVec3, q: DVec3, s: DVec3, d: DVec3) -> f64 {
+    if lex_less(p, q) {
+        d.dot((p - s).cross(q - s))
+    } else {
+        -d.dot((q - s).cross(p - s))
+    }
+}
+
+/// Intersects the closed segment from `s` along `d` (`t ∈ [0, 1]`) with the closed,
+/// two-sided triangle `(a, b, c)`.
+///
+/// ```
+/// use scene_intersect::intersectors::intersect_segment_triangle;
+/// use glam::DVec3;
+/// let hit = intersect_segment_triangle(
+///     DVec3::new(0.25, 0.25, 1.0), DVec3::new(0.0, 0.0, -2.0),
+///     DVec3::ZERO, DVec3::X, DVec3::Y,
+/// ).unwrap();
+/// assert_eq!(hit.t, 0.5);
+/// assert_eq!(hit.weights, [0.5, 0.25, 0.25]);
+/// ```
+pub fn intersect_segment_triangle(
+    s: DVec3,
+    d: DVec3,
+    a: DVec3,
+    b: DVec3,
+    c: DVec3,
+) -> Option<SegmentTriangleHit> {
+    let normal = (b - a).cross(c - a);
+    if normal == DVec3::ZERO {
+        return None;
+    }
+    let e_ab = edge_function(a, b, s, d);
+    let e_bc = edge_function(b, c, s, d);
+    let e_ca = edge_function(c, a, s, d);
+    let negative = e_ab < 0.0 || e_bc < 0.0 || e_ca < 0.0;
+    let positive = e_ab > 0.0 || e_bc > 0.0 || e_ca > 0.0;
+    if negative && positive {
+        return None;
+    }
+    let sum = e_ab + e_bc + e_ca;
+    let denominator = normal.dot(d);
+    if sum == 0.0 || denominator == 0.0 || !sum.is_finite() {
+        return None;
+    }
+    let t = normal.dot(a - s) / denominator;
+    if !(0.0..=1.0).contains(&t) {
+        return None;
+    }
+    let weights = [e_bc / sum, e_ca / sum, e_ab / sum];
+    Some(SegmentTriangleHit { t, weights, normal })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: DVec3 = DVec3::new(0.0, 0.0, 0.0);
+    const B: DVec3 = DVec3::new(2.0, 0.0, 0.0);
+    const C: DVec3 = DVec3::new(0.0, 2.0, 0.0);
+
+    fn down_at(x: f64, y: f64) -> Option<SegmentTriangleHit> {
+        // From z = 3 to z = -1: the plane z = 0 is crossed at t = 3/4.
+        intersect_segment_triangle(DVec3::new(x, y, 3.0), DVec3::new(0.0, 0.0, -4.0), A, B, C)
+    }
+
+    #[test]
+    fn interior_edge_and_vertex_are_hit() {
+        let h = down_at(0.5, 0.5).unwrap();
+        assert_eq!(h.t, 0.75);
+        // Point (0.5, 0.5): weights b = 0.25, c = 0.25, a = 0.5.
+        assert_eq!(h.weights, [0.5, 0.25, 0.25]);
+        assert!(down_at(1.0, 1.0).is_some(), "on the hypotenuse");
+        assert!(down_at(1.0, 0.0).is_some(), "on edge ab");
+        assert!(down_at(0.0, 0.0).is_some(), "on vertex a");
+        assert!(down_at(2.0, 0.0).is_some(), "on vertex b");
+        assert!(down_at(1.0, 1.0 + 1e-9).is_none(), "just outside");
+        assert!(down_at(-1e-12, 0.5).is_none());
+    }
+
+    #[test]
+    fn two_sided_and_closed_ends() {
+        // Upwards through the back face.
+        let h = intersect_segment_triangle(
+            DVec3::new(0.5, 0.5, -1.0),
+            DVec3::new(0.0, 0.0, 2.0),
+            A,
+            B,
+            C,
+        );
+        assert_eq!(h.unwrap().t, 0.5);
+        // Segment ending exactly on the triangle: t = 1.
+        let h = intersect_segment_triangle(
+            DVec3::new(0.5, 0.5, 1.0),
+            DVec3::new(0.0, 0.0, -1.0),
+            A,
+            B,
+            C,
+        );
+        assert_eq!(h.unwrap().t, 1.0);
+        // Starting on it: t = 0.
+        let h = intersect_segment_triangle(
+            DVec3::new(0.5, 0.5, 0.0),
+            DVec3::new(0.0, 0.0, -1.0),
+            A,
+            B,
+            C,
+        );
+        assert_eq!(h.unwrap().t, 0.0);
+        // Stopping short.
+        assert!(intersect_segment_triangle(
+            DVec3::new(0.5, 0.5, 1.0),
+            DVec3::new(0.0, 0.0, -0.5),
+            A,
+            B,
+            C
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn degenerate_and_coplanar_are_not_hit() {
+        // Zero-area triangle.
+        assert!(intersect_segment_triangle(
+            DVec3::new(0.5, 0.0, 1.0),
+            DVec3::new(0.0, 0.0, -2.0),
+            A,
+            B,
+            B * 0.5
+        )
+        .is_none());
+        // Segment lying in the triangle's plane, through its interior.
+        assert!(intersect_segment_triangle(
+            DVec3::new(-1.0, 0.5, 0.0),
+            DVec3::new(4.0, 0.0, 0.0),
+            A,
+            B,
+            C
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn shared_edge_hits_both_triangles_and_never_neither() {
+        // Square split along the diagonal (0,0)-(1,1), in both vertex orders.
+        let (p, q, r, s) = (
+            DVec3::ZERO,
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(1.0, 1.0, 0.0),
+            DVec3::new(0.0, 1.0, 0.0),
+        );
+        let d = DVec3::new(0.0, 0.0, -2.0);
+        let on_diagonal = DVec3::new(0.375, 0.375, 1.0);
+        assert!(intersect_segment_triangle(on_diagonal, d, p, q, r).is_some());
+        assert!(intersect_segment_triangle(on_diagonal, d, r, s, p).is_some());
+        // Oblique rays crossing z = 0 (at t = 1/2) on or next to the diagonal: at least
+        // one triangle, always.
+        for i in 0..1000 {
+            let x = 0.1 + 0.0008 * i as f64;
+            let start = DVec3::new(x - 0.15, x + 0.35 + 1e-17 * (i % 7) as f64, 1.0);
+            let d = DVec3::new(0.3, -0.7, -2.0);
+            let hits = [
+                intersect_segment_triangle(start, d, p, q, r),
+                intersect_segment_triangle(start, d, r, s, p),
+            ];
+            assert!(hits.iter().any(Option::is_some), "crack at {x}");
+        }
+    }
+}

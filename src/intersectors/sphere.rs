@@ -1,0 +1,293 @@
+//! [`SphereIntersector`]: which primitives meet a closed ball.
+
+use glam::{DMat4, DVec3, Vec3};
+
+use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
+use super::line_segment::max_scale;
+use super::{PrimitiveKind, PrimitiveMask, QueryError};
+use crate::bounding::{BoundingBox, BoundingSphere};
+use crate::collide::{closest_point_on_segment, closest_point_on_triangle};
+use crate::drawable::{Drawable, PrimitiveFunctor};
+use crate::graph::{DrawableId, NodeId};
+use crate::visitor::{
+    CoordinateFrame, DrawableContext, FrameContext, IntersectionLimit, Intersector,
+};
+
+/// One hit of a [`SphereIntersector`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SphereHit {
+    /// Root-first node path to the geode holding the drawable.
+    pub node_path: Vec<NodeId>,
+    /// The drawable.
+    pub drawable: DrawableId,
+    /// The primitive's index in the drawable.
+    pub primitive_index: u32,
+    /// What was hit.
+    pub primitive_kind: PrimitiveKind,
+    /// The point of the primitive closest to the centre, in world space.
+    pub world_point: DVec3,
+    /// The same point in the drawable's frame.
+    pub local_point: DVec3,
+    /// World distance from the centre to that point (0 when the centre is on the
+    /// primitive).
+    pub distance: f64,
+    /// The drawable's local-to-world matrix.
+    pub local_to_world: DMat4,
+}
+
+impl OrderedHit for SphereHit {
+    fn key(&self) -> HitKey<'_> {
+        (
+            self.distance,
+            self.drawable,
+            self.primitive_index,
+            &self.node_path,
+        )
+    }
+}
+
+/// Finds every primitive whose closed set meets a closed ball.
+///
+/// The test runs in world space (the primitive's vertices are transformed), so the
+/// ball stays a ball under non-uniform scales. Hits report the primitive's closest point
+/// to the centre and its distance, sorted by distance (ties by drawable, primitive index,
+/// node path). Given in VIEW coordinates the view matrix must be rigid (no scale).
+///
+/// ```
+/// use scene_intersect::intersectors::SphereIntersector;
+/// use glam::DVec3;
+/// assert!(SphereIntersector::new(DVec3::ZERO, 2.0).is_ok());
+/// assert!(SphereIntersector::new(DVec3::ZERO, -1.0).is_err());
+/// ```
+#[derive(Clone, Debug)]
+pub struct SphereIntersector {
+    frame: CoordinateFrame,
+    center: DVec3,
+    radius: f64,
+    limit: IntersectionLimit,
+    primitive_mask: PrimitiveMask,
+    world_center: DVec3,
+    hits: Vec<SphereHit>,
+}
+
+/// The ball as seen from one local frame (for culling; tests run in world space).
+#[derive(Clone, Debug)]
+pub struct LocalSphere {
+    center: DVec3,
+    /// A radius large enough to hold the world ball in this frame.
+    radius: f64,
+}
+
+impl SphereIntersector {
+    /// A ball in world (MODEL) coordinates.
+    pub fn new(center: DVec3, radius: f64) -> Result<Self, QueryError> {
+        Self::with_frame(CoordinateFrame::Model, center, radius)
+    }
+
+    /// A ball in MODEL or VIEW coordinates (a ball has no exact image under the
+    /// projective PROJECTION and WINDOW maps: those are refused).
+    pub fn with_frame(
+        frame: CoordinateFrame,
+        center: DVec3,
+        radius: f64,
+    ) -> Result<Self, QueryError> {
+        if !center.is_finite() {
+            return Err(QueryError::NonFinite("sphere centre"));
+        }
+        if !radius.is_finite() {
+            return Err(QueryError::NonFinite("sphere radius"));
+        }
+        if radius < 0.0 {
+            return Err(QueryError::NegativeRadius(radius));
+        }
+        if matches!(frame, CoordinateFrame::Projection | CoordinateFrame::Window) {
+            return Err(QueryError::UnsupportedFrame("sphere", frame.name()));
+        }
+        Ok(SphereIntersector {
+            frame,
+            center,
+            radius,
+            limit: IntersectionLimit::None,
+            primitive_mask: PrimitiveMask::ALL,
+            world_center: center,
+            hits: Vec::new(),
+        })
+    }
+
+    /// Builder form of [`set_limit`](Self::set_limit).
+    pub fn with_limit(mut self, limit: IntersectionLimit) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Sets how many hits are kept (`Nearest`: the smallest distance).
+    pub fn set_limit(&mut self, limit: IntersectionLimit) {
+        self.limit = limit;
+    }
+
+    /// Builder form of [`set_primitive_mask`](Self::set_primitive_mask).
+    pub fn with_primitive_mask(mut self, mask: PrimitiveMask) -> Self {
+        self.primitive_mask = mask;
+        self
+    }
+
+    /// Selects which primitive kinds are tested (default: all).
+    pub fn set_primitive_mask(&mut self, mask: PrimitiveMask) {
+        self.primitive_mask = mask;
+    }
+
+    /// The centre, in its own frame.
+    pub fn center(&self) -> DVec3 {
+        self.center
+    }
+
+    /// The radius.
+    pub fn radius(&self) -> f64 {
+        self.radius
+    }
+
+    /// The hits of the last traversal, sorted by distance.
+    pub fn intersections(&self) -> &[SphereHit] {
+        &self.hits
+    }
+
+    /// Takes the hits out.
+    pub fn take_intersections(&mut self) -> Vec<SphereHit> {
+        std::mem::take(&mut self.hits)
+    }
+}
+
+struct SphereFunctor<'a> {
+    center: DVec3,
+    radius: f64,
+    mask: PrimitiveMask,
+    local_to_world: &'a DMat4,
+    out: Vec<(u32, PrimitiveKind, DVec3, f64)>,
+}
+
+impl SphereFunctor<'_> {
+    fn world(&self, v: Vec3) -> DVec3 {
+        self.local_to_world.transform_point3(v.as_dvec3())
+    }
+
+    fn record(&mut self, primitive_index: u32, kind: PrimitiveKind, closest: DVec3) {
+        let distance = closest.distance(self.center);
+        if distance <= self.radius {
+            self.out.push((primitive_index, kind, closest, distance));
+        }
+    }
+}
+
+impl PrimitiveFunctor for SphereFunctor<'_> {
+    fn point(&mut self, v: Vec3, _index: u32, primitive_index: u32) {
+        if self.mask.contains(PrimitiveMask::POINTS) {
+            let p = self.world(v);
+            self.record(primitive_index, PrimitiveKind::Point, p);
+        }
+    }
+
+    fn line(&mut self, v: [Vec3; 2], _indices: [u32; 2], primitive_index: u32) {
+        if self.mask.contains(PrimitiveMask::LINES) {
+            let c = closest_point_on_segment(self.center, self.world(v[0]), self.world(v[1]));
+            self.record(primitive_index, PrimitiveKind::Line, c.point);
+        }
+    }
+
+    fn triangle(&mut self, v: [Vec3; 3], _indices: [u32; 3], primitive_index: u32) {
+        if self.mask.contains(PrimitiveMask::TRIANGLES) {
+            let [a, b, c] = v.map(|v| self.world(v));
+            let p = closest_point_on_triangle(self.center, a, b, c);
+            // A quad's two triangles share an index: keep the nearer part only.
+            if let Some(last) = self.out.last_mut() {
+                if last.0 == primitive_index && last.1 == PrimitiveKind::Triangle {
+                    let d = p.distance(self.center);
+                    if d < last.3 {
+                        *last = (primitive_index, PrimitiveKind::Triangle, p, d);
+                    }
+                    return;
+                }
+            }
+            self.record(primitive_index, PrimitiveKind::Triangle, p);
+        }
+    }
+}
+
+impl Intersector for SphereIntersector {
+    type Local = LocalSphere;
+
+    fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
+        self.hits.clear();
+        let m = frames.matrices(self.frame)?;
+        self.world_center = m.frame_to_world.transform_point3(self.center);
+        if !self.world_center.is_finite() {
+            return Err(QueryError::SingularFrame(self.frame.name()));
+        }
+        Ok(())
+    }
+
+    fn localize(&self, _local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSphere {
+        LocalSphere {
+            center: world_to_local.transform_point3(self.world_center),
+            radius: self.radius * max_scale(world_to_local),
+        }
+    }
+
+    fn enter_node(&self, local: &LocalSphere, bound: &BoundingSphere) -> bool {
+        if bound.is_empty() {
+            return false;
+        }
+        let reach = bound.radius
+            + local.radius
+            + cull_padding(bound.radius, bound.center.abs().max_element());
+        bound.radius == f64::INFINITY
+            || bound.center.distance_squared(local.center) <= reach * reach
+    }
+
+    fn enter_drawable(&self, local: &LocalSphere, bound: &BoundingBox) -> bool {
+        if bound.is_empty() {
+            return false;
+        }
+        let pad = cull_padding(bound.radius(), bound.center().abs().max_element());
+        let nearest = local.center.clamp(bound.min, bound.max);
+        let reach = local.radius + pad;
+        nearest.distance_squared(local.center) <= reach * reach
+    }
+
+    fn intersect(
+        &mut self,
+        _local: &LocalSphere,
+        context: &DrawableContext<'_>,
+        drawable: &dyn Drawable,
+    ) {
+        let mut functor = SphereFunctor {
+            center: self.world_center,
+            radius: self.radius,
+            mask: self.primitive_mask,
+            local_to_world: context.local_to_world,
+            out: Vec::new(),
+        };
+        drawable.accept(&mut functor);
+        let hits = functor
+            .out
+            .into_iter()
+            .map(|(primitive_index, kind, point, distance)| SphereHit {
+                node_path: context.node_path.to_vec(),
+                drawable: context.drawable,
+                primitive_index,
+                primitive_kind: kind,
+                world_point: point,
+                local_point: context.world_to_local.transform_point3(point),
+                distance,
+                local_to_world: *context.local_to_world,
+            });
+        record_hits(&mut self.hits, hits, self.limit);
+    }
+
+    fn reached_limit(&self) -> bool {
+        self.limit == IntersectionLimit::One && !self.hits.is_empty()
+    }
+
+    fn end(&mut self) {
+        self.hits.sort_by(compare_hits);
+    }
+}

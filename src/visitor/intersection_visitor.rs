@@ -1,0 +1,307 @@
+//! [`IntersectionVisitor`]: walks the scene graph and feeds an intersector.
+
+use glam::{DMat4, DVec3};
+
+use super::{DrawableContext, FrameContext, Intersector, Viewport};
+use crate::graph::{NodeId, NodeKind, ReferenceFrame, SceneGraph};
+use crate::intersectors::QueryError;
+
+/// Which children of a [`NodeKind::Lod`] the visitor enters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum LodSelection {
+    /// The most detailed child only: the one whose range starts nearest (OSG's
+    /// `USE_HIGHEST_LEVEL_OF_DETAIL`); ties go to the first.
+    #[default]
+    HighestDetail,
+    /// The children whose `[min, max)` range holds the distance from this world-space eye
+    /// point to the LOD centre, as a renderer would show them.
+    EyePoint(DVec3),
+}
+
+/// Walks a scene graph depth first and runs an [`Intersector`] against it, as OSG's
+/// `osgUtil::IntersectionVisitor` does.
+///
+/// * Node masks: a node is entered iff `traversal_mask & (override_mask | node_mask) != 0`
+///   (so a vehicle excludes its own subtree by giving it a bit the query's traversal mask
+///   lacks).
+/// * Culling: a node whose bounding sphere, or a drawable whose box, the query misses is
+///   skipped.
+/// * Transforms: the root query is re-expressed in each transform's local frame (cloned
+///   from the root, never accumulated), and the node path and local-to-world matrix are
+///   tracked for the hits. A subtree under a singular transform (a zero scale) is not
+///   intersected: it has no volume and no local frame.
+/// * Switch: enabled children only. LOD: see [`LodSelection`].
+/// * Frames: intersectors in VIEW, PROJECTION or WINDOW coordinates are mapped through
+///   the visitor's view, projection and viewport (missing ones count as identity).
+///
+/// A visitor keeps its buffers between queries: reuse one to run many.
+///
+/// ```
+/// use scene_intersect::prelude::*;
+/// use glam::{DVec3, Vec3};
+///
+/// let mut scene = SceneGraph::new();
+/// let root = scene.add_group("root");
+/// let geode = scene.add_geode("ground");
+/// let quad = Geometry::new(vec![
+///     Vec3::new(-1.0, 0.0, -1.0), Vec3::new(1.0, 0.0, -1.0),
+///     Vec3::new(1.0, 0.0, 1.0), Vec3::new(-1.0, 0.0, 1.0),
+/// ]).with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Quads, 0, 4))?;
+/// let d = scene.add_drawable("quad", quad);
+/// scene.add_drawable_to_geode(geode, d)?;
+/// scene.add_child(root, geode)?;
+///
+/// let mut picker = LineSegmentIntersector::new(DVec3::new(0.2, 5.0, 0.3), DVec3::new(0.2, -5.0, 0.3))?;
+/// let mut visitor = IntersectionVisitor::new();
+/// visitor.apply(&scene, root, &mut picker)?;
+/// let hit = &picker.intersections()[0];
+/// assert_eq!(hit.ratio, 0.5);
+/// assert_eq!(hit.world_point, DVec3::new(0.2, 0.0, 0.3));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct IntersectionVisitor {
+    traversal_mask: u32,
+    override_mask: u32,
+    lod_selection: LodSelection,
+    frames: FrameContext,
+    node_path: Vec<NodeId>,
+}
+
+impl Default for IntersectionVisitor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl IntersectionVisitor {
+    /// A visitor entering every node (`traversal_mask` all ones, `override_mask` 0),
+    /// highest LOD, no camera.
+    pub fn new() -> Self {
+        IntersectionVisitor {
+            traversal_mask: u32::MAX,
+            override_mask: 0,
+            lod_selection: LodSelection::HighestDetail,
+            frames: FrameContext::default(),
+            node_path: Vec::new(),
+        }
+    }
+
+    /// The traversal mask.
+    pub fn traversal_mask(&self) -> u32 {
+        self.traversal_mask
+    }
+
+    /// Sets the traversal mask: nodes whose `node_mask` shares no bit with it (and with
+    /// no override) are skipped with their subtree.
+    pub fn set_traversal_mask(&mut self, mask: u32) -> &mut Self {
+        self.traversal_mask = mask;
+        self
+    }
+
+    /// The override mask.
+    pub fn override_mask(&self) -> u32 {
+        self.override_mask
+    }
+
+    /// Sets the override mask, OR-ed into every node's mask before the test.
+    pub fn set_override_mask(&mut self, mask: u32) -> &mut Self {
+        self.override_mask = mask;
+        self
+    }
+
+    /// The LOD selection.
+    pub fn lod_selection(&self) -> LodSelection {
+        self.lod_selection
+    }
+
+    /// Sets how LOD children are chosen.
+    pub fn set_lod_selection(&mut self, selection: LodSelection) -> &mut Self {
+        self.lod_selection = selection;
+        self
+    }
+
+    /// Sets the view matrix (world to eye) used by VIEW, PROJECTION and WINDOW queries.
+    pub fn set_view_matrix(&mut self, view: DMat4) -> &mut Self {
+        self.frames.view = Some(view);
+        self
+    }
+
+    /// Sets the projection matrix (eye to clip) used by PROJECTION and WINDOW queries.
+    pub fn set_projection_matrix(&mut self, projection: DMat4) -> &mut Self {
+        self.frames.projection = Some(projection);
+        self
+    }
+
+    /// Sets the viewport used by WINDOW queries.
+    pub fn set_viewport(&mut self, viewport: Viewport) -> &mut Self {
+        self.frames.viewport = Some(viewport);
+        self
+    }
+
+    /// The camera matrices.
+    pub fn frames(&self) -> &FrameContext {
+        &self.frames
+    }
+
+    /// Forgets the camera and restores the default masks and LOD selection, keeping the
+    /// allocated buffers.
+    pub fn reset(&mut self) {
+        let mut path = std::mem::take(&mut self.node_path);
+        path.clear();
+        *self = IntersectionVisitor {
+            node_path: path,
+            ..IntersectionVisitor::new()
+        };
+    }
+
+    /// Runs `intersector` over the subgraph under `root`; the hits are then in the
+    /// intersector. Hits found by an earlier run are cleared first.
+    pub fn apply<I: Intersector>(
+        &mut self,
+        scene: &SceneGraph,
+        root: NodeId,
+        intersector: &mut I,
+    ) -> Result<(), QueryError> {
+        if scene.node(root).is_none() {
+            return Err(QueryError::UnknownRoot);
+        }
+        intersector.begin(&self.frames)?;
+        self.node_path.clear();
+        let identity = DMat4::IDENTITY;
+        let local = intersector.localize(&identity, &identity);
+        self.visit(scene, root, intersector, &local, &identity, &identity);
+        intersector.end();
+        Ok(())
+    }
+
+    fn visit<I: Intersector>(
+        &mut self,
+        scene: &SceneGraph,
+        id: NodeId,
+        intersector: &mut I,
+        local: &I::Local,
+        local_to_world: &DMat4,
+        world_to_local: &DMat4,
+    ) {
+        if intersector.reached_limit() {
+            return;
+        }
+        let Some(node) = scene.node(id) else { return };
+        if self.traversal_mask & (self.override_mask | node.node_mask()) == 0 {
+            return;
+        }
+        let Some(bound) = scene.node_bound(id) else {
+            return;
+        };
+        if !intersector.enter_node(local, &bound) {
+            return;
+        }
+        self.node_path.push(id);
+        match node.kind() {
+            NodeKind::Group => {
+                for &child in node.children() {
+                    self.visit(
+                        scene,
+                        child,
+                        intersector,
+                        local,
+                        local_to_world,
+                        world_to_local,
+                    );
+                }
+            }
+            NodeKind::Switch { enabled } => {
+                for (&child, &on) in node.children().iter().zip(enabled) {
+                    if on {
+                        self.visit(
+                            scene,
+                            child,
+                            intersector,
+                            local,
+                            local_to_world,
+                            world_to_local,
+                        );
+                    }
+                }
+            }
+            NodeKind::Lod(lod) => {
+                let chosen: Vec<NodeId> = match self.lod_selection {
+                    LodSelection::HighestDetail => lod
+                        .ranges
+                        .iter()
+                        .enumerate()
+                        .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+                        .and_then(|(i, _)| node.children().get(i).copied())
+                        .into_iter()
+                        .collect(),
+                    LodSelection::EyePoint(eye) => {
+                        let center = lod.center.unwrap_or(bound.center);
+                        let distance = (local_to_world.transform_point3(center) - eye).length();
+                        node.children()
+                            .iter()
+                            .zip(&lod.ranges)
+                            .filter(|(_, r)| r.0 <= distance && distance < r.1)
+                            .map(|(c, _)| *c)
+                            .collect()
+                    }
+                };
+                for child in chosen {
+                    self.visit(
+                        scene,
+                        child,
+                        intersector,
+                        local,
+                        local_to_world,
+                        world_to_local,
+                    );
+                }
+            }
+            NodeKind::Transform(t) => {
+                let child_to_world = match t.reference_frame {
+                    ReferenceFrame::Relative => *local_to_world * t.matrix,
+                    ReferenceFrame::Absolute => t.matrix,
+                };
+                let world_to_child = child_to_world.inverse();
+                let det = child_to_world.determinant();
+                if det != 0.0 && det.is_finite() && world_to_child.is_finite() {
+                    let child_local = intersector.localize(&child_to_world, &world_to_child);
+                    for &child in node.children() {
+                        self.visit(
+                            scene,
+                            child,
+                            intersector,
+                            &child_local,
+                            &child_to_world,
+                            &world_to_child,
+                        );
+                    }
+                }
+            }
+            NodeKind::Geode { drawables } => {
+                for &d in drawables {
+                    if intersector.reached_limit() {
+                        break;
+                    }
+                    let (Some(drawable), Some(bound)) =
+                        (scene.drawable(d), scene.drawable_bound(d))
+                    else {
+                        continue;
+                    };
+                    if !intersector.enter_drawable(local, &bound) {
+                        continue;
+                    }
+                    let context = DrawableContext {
+                        scene,
+                        node_path: &self.node_path,
+                        drawable: d,
+                        local_to_world,
+                        world_to_local,
+                    };
+                    intersector.intersect(local, &context, drawable);
+                }
+            }
+        }
+        self.node_path.pop();
+    }
+}

@@ -1,0 +1,82 @@
+//! The [`Intersector`] trait: what the visitor asks of a query.
+
+use glam::DMat4;
+
+use super::FrameContext;
+use crate::bounding::{BoundingBox, BoundingSphere};
+use crate::drawable::Drawable;
+use crate::graph::{DrawableId, NodeId, SceneGraph};
+use crate::intersectors::QueryError;
+
+/// How many hits an intersector keeps (OSG's `IntersectionLimit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IntersectionLimit {
+    /// Every hit.
+    #[default]
+    None,
+    /// The nearest hit of every drawable visit (a drawable shared under two transforms is
+    /// visited twice).
+    OnePerDrawable,
+    /// Stop the whole traversal at the first hit found (any hit: the cheapest "is there
+    /// anything?" query).
+    One,
+    /// Only the nearest hit of the whole scene.
+    Nearest,
+}
+
+/// Where a drawable is being intersected: handed to [`Intersector::intersect`].
+#[derive(Clone, Copy, Debug)]
+pub struct DrawableContext<'a> {
+    /// The scene.
+    pub scene: &'a SceneGraph,
+    /// Root-first path of nodes down to the geode holding the drawable.
+    pub node_path: &'a [NodeId],
+    /// The drawable.
+    pub drawable: DrawableId,
+    /// The drawable's local-to-world matrix.
+    pub local_to_world: &'a DMat4,
+    /// Its inverse.
+    pub world_to_local: &'a DMat4,
+}
+
+/// A query the [`IntersectionVisitor`](super::IntersectionVisitor) can run.
+///
+/// The visitor calls [`begin`](Intersector::begin) once, with the matrices that take the
+/// intersector's [`CoordinateFrame`](super::CoordinateFrame) to world space; then, for the
+/// root and at every transform, [`localize`](Intersector::localize) re-expresses the
+/// *root* query in the new local frame (a clone from the root, never from the parent, so
+/// no error accumulates); [`enter_node`](Intersector::enter_node) and
+/// [`enter_drawable`](Intersector::enter_drawable) cull by bounds; and
+/// [`intersect`](Intersector::intersect) tests a drawable's primitives. Finally
+/// [`end`](Intersector::end) puts the hits in their order.
+pub trait Intersector {
+    /// The query expressed in one local frame.
+    type Local;
+
+    /// Prepares a new traversal: clears earlier hits and converts the query into world
+    /// coordinates.
+    fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError>;
+
+    /// The query in the frame whose local-to-world matrix is `local_to_world`.
+    fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> Self::Local;
+
+    /// Whether a node whose bound (in this local frame) is `bound` may hold a hit.
+    fn enter_node(&self, local: &Self::Local, bound: &BoundingSphere) -> bool;
+
+    /// Whether a drawable whose box (in this local frame) is `bound` may hold a hit.
+    fn enter_drawable(&self, local: &Self::Local, bound: &BoundingBox) -> bool;
+
+    /// Tests the drawable's primitives and records hits.
+    fn intersect(
+        &mut self,
+        local: &Self::Local,
+        context: &DrawableContext<'_>,
+        drawable: &dyn Drawable,
+    );
+
+    /// True when no further hit can be wanted (limit `One` satisfied): the visitor stops.
+    fn reached_limit(&self) -> bool;
+
+    /// Called after the traversal: sorts the hits.
+    fn end(&mut self) {}
+}

@@ -1,0 +1,12 @@
+//! The intersection visitor: traversal of the scene graph for an intersector, with node
+//! masks, LOD / Switch selection, culling, local frames and coordinate frames.
+
+mod coordinate_frame;
+mod frame_context;
+mod intersection_visitor;
+mod intersector;
+
+pub use coordinate_frame::{ClipDepth, CoordinateFrame, Viewport};
+pub use frame_context::{FrameContext, FrameMatrices};
+pub use intersection_visitor::{IntersectionVisitor, LodSelection};
+pub use intersector::{DrawableContext, IntersectionLimit, Intersector};
