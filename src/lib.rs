@@ -38,3 +38,7 @@ pub mod prelude {
         CoordinateFrame, IntersectionLimit, IntersectionVisitor, LodSelection, Viewport,
     };
 }
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -207,3 +207,27 @@ fn empty_document_gives_an_empty_scene() {
     assert!(scene.node(import.root).unwrap().children().is_empty());
     assert!(scene.node_bound(import.root).unwrap().is_empty());
 }
+
+#[test]
+fn absurdly_deep_hierarchies_are_refused_not_a_stack_overflow() {
+    // 5000 nodes, each the only child of the previous one.
+    let nodes: Vec<String> = (0..5000)
+        .map(|i| if i + 1 < 5000 { format!("{{\"children\": [{}]}}", i + 1) } else { "{}".into() })
+        .collect();
+    let json = format!(
+        r#"{{"asset": {{"version": "2.0"}}, "scene": 0, "scenes": [{{"nodes": [0]}}], "nodes": [{}]}}"#,
+        nodes.join(",")
+    );
+    let e = load_err(json.as_bytes());
+    assert!(e.to_string().contains("levels deep"), "{e}");
+}
+
+#[test]
+fn a_viewless_sparse_accessor_cannot_claim_gigabytes() {
+    let accessors = r#"[{"componentType": 5126, "count": 200000000, "type": "VEC3",
+                          "sparse": {"count": 1, "indices": {"bufferView": 1, "componentType": 5123},
+                                     "values": {"bufferView": 0}}},
+                         {"bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR"}]"#;
+    let e = load_err(&gltf(&triangle_buffer([0, 1, 2]), NODES, accessors, VIEWS));
+    assert!(!e.to_string().is_empty());
+}

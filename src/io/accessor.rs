@@ -9,6 +9,10 @@ use gltf::accessor::{DataType, Dimensions};
 
 use super::LoadError;
 
+/// The most elements a sparse accessor without a buffer view may claim (its zeros are
+/// not in the file, so the file's size does not bound them): 2^22 VEC3 = 48 MiB.
+pub(crate) const MAX_VIEWLESS_ELEMENTS: usize = 1 << 22;
+
 /// Component types an index accessor may have.
 pub(crate) enum IndexData {
     U8(Vec<u8>),
@@ -128,10 +132,12 @@ impl AccessorReader<'_> {
                 out
             }
             None if accessor.sparse().is_some() => {
-                // No view: zeros, then the sparse values. Bound the allocation by the
-                // sparse data itself being present (checked below) and a sane ceiling.
-                if count > 1 << 28 {
-                    return Err(what(format!("count {count} with no data behind it")));
+                // No view: zeros, then the sparse values. Nothing in the file backs the
+                // count, so cap what it may make us allocate.
+                if count > MAX_VIEWLESS_ELEMENTS {
+                    return Err(what(format!(
+                        "count {count} with no buffer view behind it (at most {MAX_VIEWLESS_ELEMENTS} allowed)"
+                    )));
                 }
                 vec![[0.0; 3]; count]
             }

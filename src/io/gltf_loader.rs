@@ -366,8 +366,13 @@ impl Plan {
     }
 }
 
-/// Marks the nodes reachable from `roots`, refuses cycles and repeated children, and
-/// returns per node the number of paths from the scene to it.
+/// The deepest node hierarchy the loader accepts. Traversals recurse once per level, so
+/// a file claiming a deeper chain is refused rather than risking the stack.
+pub const MAX_HIERARCHY_DEPTH: usize = 1024;
+
+/// Marks the nodes reachable from `roots`, refuses cycles, repeated children and
+/// hierarchies deeper than [`MAX_HIERARCHY_DEPTH`], and returns per node the number of
+/// paths from the scene to it.
 fn check_hierarchy(nodes: &mut [PlannedNode], roots: &[usize]) -> Result<Vec<usize>, LoadError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
@@ -419,6 +424,11 @@ fn check_hierarchy(nodes: &mut [PlannedNode], roots: &[usize]) -> Result<Vec<usi
                         )))
                     }
                     Mark::New => {
+                        if stack.len() >= MAX_HIERARCHY_DEPTH {
+                            return Err(LoadError::Hierarchy(format!(
+                                "node {c} is more than {MAX_HIERARCHY_DEPTH} levels deep"
+                            )));
+                        }
                         mark[c] = Mark::Open;
                         stack.push((c, 0));
                     }

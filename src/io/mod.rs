@@ -12,4 +12,6 @@ mod gltf_loader;
 pub mod gltf_writer;
 
 pub use error::LoadError;
-pub use gltf_loader::{import_gltf, load_gltf, load_gltf_slice, GltfImport, LoadStats};
+pub use gltf_loader::{
+    import_gltf, load_gltf, load_gltf_slice, GltfImport, LoadStats, MAX_HIERARCHY_DEPTH,
+};
