@@ -31,6 +31,16 @@ impl Cylinder {
         })
     }
 
+    /// A vertical cylinder (axis `+z`) around `point`; the caller guarantees a
+    /// finite point and a radius `>= 0`.
+    pub(crate) const fn vertical(point: DVec3, radius: f64) -> Self {
+        Self {
+            point,
+            axis: DVec3::Z,
+            radius,
+        }
+    }
+
     /// A point on the axis.
     pub fn point(&self) -> DVec3 {
         self.point

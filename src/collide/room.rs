@@ -101,9 +101,14 @@ impl Room {
         if !valid {
             return Err(RoomError::InvalidBounds);
         }
+        Ok(Self::from_valid_bounds(min, max))
+    }
+
+    /// The empty room for bounds already known to be valid.
+    fn from_valid_bounds(min: DVec3, max: DVec3) -> Self {
         // n·x + d with unit axis normals: d = −n·p.
         let wall = |p: DVec3, n: DVec3| Plane::from_unit_normal(n, -n.dot(p));
-        Ok(Self {
+        Self {
             min,
             max,
             walls: [
@@ -115,35 +120,35 @@ impl Room {
                 wall(max, -DVec3::Z),
             ],
             pillars: Vec::new(),
-        })
+        }
     }
 
     /// Adds a vertical pillar from floor to ceiling around `(x, y)`.
     /// Its axis must lie strictly inside the floor rectangle and its radius be `> 0`.
     pub fn with_pillar(mut self, center: DVec2, radius: f64) -> Result<Self, RoomError> {
-        let index = self.pillars.len();
         let inside = center.x > self.min.x
             && center.x < self.max.x
             && center.y > self.min.y
             && center.y < self.max.y;
         let valid = inside && radius > 0.0 && radius.is_finite();
         if !valid {
-            return Err(RoomError::InvalidPillar(index));
+            return Err(RoomError::InvalidPillar(self.pillars.len()));
         }
-        let cylinder = Cylinder::new(center.extend(self.min.z), DVec3::Z, radius)
-            .ok_or(RoomError::InvalidPillar(index))?;
-        self.pillars.push(cylinder);
+        self.pillars
+            .push(Cylinder::vertical(center.extend(self.min.z), radius));
         Ok(self)
     }
 
     /// The demonstration room of `examples/magic_room.rs`: 8 m × 6 m × 4 m with
-    /// three pillars.
+    /// three pillars (radii 0.4, 0.5 and 0.3 m at (2.5, 2), (5.5, 4) and (5, 1.5)).
     pub fn demo() -> Self {
-        Self::new(DVec3::ZERO, DVec3::new(8.0, 6.0, 4.0))
-            .and_then(|r| r.with_pillar(DVec2::new(2.5, 2.0), 0.4))
-            .and_then(|r| r.with_pillar(DVec2::new(5.5, 4.0), 0.5))
-            .and_then(|r| r.with_pillar(DVec2::new(5.0, 1.5), 0.3))
-            .expect("the demo room constants are valid")
+        let mut room = Self::from_valid_bounds(DVec3::ZERO, DVec3::new(8.0, 6.0, 4.0));
+        room.pillars = vec![
+            Cylinder::vertical(DVec3::new(2.5, 2.0, 0.0), 0.4),
+            Cylinder::vertical(DVec3::new(5.5, 4.0, 0.0), 0.5),
+            Cylinder::vertical(DVec3::new(5.0, 1.5, 0.0), 0.3),
+        ];
+        room
     }
 
     /// Lower corner.
@@ -304,7 +309,7 @@ impl Default for Settings {
     }
 }
 
-/// Small deterministic generator (SplitMix64) for reproducible ball sets.
+/// Small deterministic generator (`SplitMix64`) for reproducible ball sets.
 struct SplitMix64(u64);
 
 impl SplitMix64 {
