@@ -306,6 +306,21 @@ mod tests {
     }
 
     #[test]
+    fn cylinder_helpers() {
+        // Axis along (0, 0, 2) through (1, 0, 0): normalised to z.
+        let c = Cylinder::new(DVec3::X, DVec3::new(0.0, 0.0, 2.0), 0.5).unwrap();
+        assert_eq!(c.axis(), DVec3::Z);
+        // p = (4, 4, 9): offset (3, 4, 9), perpendicular (3, 4, 0), distance 5.
+        let p = DVec3::new(4.0, 4.0, 9.0);
+        assert_eq!(c.perpendicular(p - c.point()), DVec3::new(3.0, 4.0, 0.0));
+        assert_eq!(c.distance_to_axis(p), 5.0);
+        assert!(close(c.radial_direction(p), DVec3::new(0.6, 0.8, 0.0)));
+        // On the axis: some unit vector perpendicular to z.
+        let d = c.radial_direction(DVec3::new(1.0, 0.0, -3.0));
+        assert!((d.length() - 1.0).abs() < 1e-15 && d.z == 0.0);
+    }
+
+    #[test]
     fn infinite_oblique_hit() {
         // Axis z through (1, 1, 0), r = 2. Ray from (1, −5, 0) along (0, 3, 4)/… unnormalised:
         // y(t) = −5 + 3t, radial distance |y − 1| = |−6 + 3t| = 2 → t = 4/3 (first root).

@@ -703,6 +703,36 @@ mod tests {
     }
 
     #[test]
+    fn energies_by_hand() {
+        // m = 2 kg at height 3 m moving at (0, 3, 0) m/s:
+        // KE = ½·2·9 = 9 J, PE = 2·9.80665·3 = 58.8399 J.
+        let ball = Ball::new(
+            DVec3::new(5.0, 5.0, 3.0),
+            DVec3::new(0.0, 3.0, 0.0),
+            0.5,
+            2.0,
+        );
+        let sim = Simulation::new(empty_room(), vec![ball], Settings::default()).unwrap();
+        assert_eq!(sim.kinetic_energy(), 9.0);
+        assert!((sim.potential_energy() - 58.8399).abs() < 1e-12);
+        assert!((sim.total_energy() - 67.8399).abs() < 1e-12);
+    }
+
+    #[test]
+    fn deepest_penetration_by_hand() {
+        // Without validation, place balls overlapping: centres 1.5 apart with radii 1 + 1
+        // → depth 0.5; ball 0 is 0.8 above the floor with r = 1 → depth 0.2.
+        let mut sim = Simulation::new(empty_room(), Vec::new(), Settings::default()).unwrap();
+        sim.balls = vec![
+            Ball::new(DVec3::new(5.0, 5.0, 0.8), DVec3::ZERO, 1.0, 1.0),
+            Ball::new(DVec3::new(6.5, 5.0, 0.8), DVec3::ZERO, 1.0, 1.0),
+        ];
+        let p = sim.deepest_penetration().unwrap();
+        assert_eq!((p.ball, p.obstacle), (0, Obstacle::Ball(1)));
+        assert!((p.depth - 0.5).abs() < 1e-15);
+    }
+
+    #[test]
     fn free_fall_bounce_by_hand() {
         // No gravity: a ball of radius 1 at z = 3 moving down at 4 m/s with dt = 1.
         // Floor contact when z = 1: t = 0.5; reflected, it rises for 0.5 s → z = 3 again.
