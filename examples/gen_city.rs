@@ -36,8 +36,15 @@
 //! footprint (`x, z ∈ [-0.5, 0.5]`, `y ∈ [0, 1]`) and sized by the building transform.
 //! They deliberately use every primitive-set kind: indexed `u16` TRIANGLES (most),
 //! QUADS (`DrawElements`), QUAD_STRIP walls, TRIANGLE_STRIP walls (`DrawArrays` /
-//! `DrawArrayLengths`), TRIANGLE_FAN roofs and a POLYGON floor. `--detail D` splits
-//! every wall into `D` storeys (more triangles, same shape) for benchmark-size cities.
+//! `DrawArrayLengths`), TRIANGLE_FAN roofs and a POLYGON floor. `--detail D` (default 2)
+//! splits every wall into `D` storey bands: more triangles, same shape. Walls of adjacent
+//! faces share their band heights, so the meshes stay closed without T-junctions.
+//!
+//! # Sizes (default seed, detail 2)
+//! Instanced triangles (summed over every building instance, plus ground, car):
+//! scale 1: 19 420 (323 buildings, 206 KB file); scale 3: 178 166 (3 480 buildings,
+//! 1.7 MB); scale 10: 1 859 000 (37 430 buildings, 17 MB). `--detail 3` takes scale 10 to
+//! 2 320 420. The file stays small because every building reuses a prototype mesh.
 //!
 //! # The route
 //! An L-shaped closed tour through the centre: with `a = K`, `c = 3K`, `e = 5K` it visits
