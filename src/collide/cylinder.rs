@@ -31,6 +31,16 @@ impl Cylinder {
         })
     }
 
+    /// A vertical cylinder (axis `+z`) around `point`; the caller guarantees a
+    /// finite point and a radius `>= 0`.
+    pub(crate) const fn vertical(point: DVec3, radius: f64) -> Self {
+        Self {
+            point,
+            axis: DVec3::Z,
+            radius,
+        }
+    }
+
     /// A point on the axis.
     pub fn point(&self) -> DVec3 {
         self.point
@@ -293,6 +303,21 @@ mod tests {
             Cylinder::new(DVec3::ZERO, DVec3::Z, -2.0).unwrap().radius(),
             0.0
         );
+    }
+
+    #[test]
+    fn cylinder_helpers() {
+        // Axis along (0, 0, 2) through (1, 0, 0): normalised to z.
+        let c = Cylinder::new(DVec3::X, DVec3::new(0.0, 0.0, 2.0), 0.5).unwrap();
+        assert_eq!(c.axis(), DVec3::Z);
+        // p = (4, 4, 9): offset (3, 4, 9), perpendicular (3, 4, 0), distance 5.
+        let p = DVec3::new(4.0, 4.0, 9.0);
+        assert_eq!(c.perpendicular(p - c.point()), DVec3::new(3.0, 4.0, 0.0));
+        assert_eq!(c.distance_to_axis(p), 5.0);
+        assert!(close(c.radial_direction(p), DVec3::new(0.6, 0.8, 0.0)));
+        // On the axis: some unit vector perpendicular to z.
+        let d = c.radial_direction(DVec3::new(1.0, 0.0, -3.0));
+        assert!((d.length() - 1.0).abs() < 1e-15 && d.z == 0.0);
     }
 
     #[test]

@@ -25,10 +25,11 @@ impl Particle {
     /// the step:
     /// `x ← x + v dt`, then `v ← v + a dt`.
     ///
-    /// Under gravity this gains `½ |g|² dt²` of specific mechanical energy per
-    /// step in free flight (the trajectory is the exact parabola sampled with a
-    /// lag); the bouncing-ball room corrects nothing and relies on contacts
-    /// splitting steps to keep the energy bounded (see [`super::room`]).
+    /// Under a uniform field `g` each step adds `½ |g|² dt²` of specific energy
+    /// `E = ½|v|² − g·x`, but it also changes `g·v` by `|g|² dt`, so the step
+    /// conserves `E − ½ dt (g·v)` exactly: in free flight the energy stays within
+    /// `½ dt |g| |v|` of a constant instead of drifting. (The bouncing-ball room
+    /// relies on this; see [`super::room`].)
     /// A `dt` that is not finite and `>= 0` leaves the particle unchanged.
     ///
     /// ```
@@ -82,6 +83,20 @@ mod tests {
         let mut p = Particle::default();
         p.euler_step(g, 0.1);
         assert!((p.specific_energy(g) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn euler_conserves_the_shadow_energy() {
+        // Same run as above: E₀ = ½·1² = 0.5 and g·v₀ = 0, so E − ½ dt (g·v) = 0.5.
+        // After 3 steps: E = ½(1 + 9) + 10·(−0.3) = 2, g·v = (−10)(−3) = 30,
+        // E − ½·0.1·30 = 2 − 1.5 = 0.5.
+        let g = DVec3::new(0.0, 0.0, -10.0);
+        let mut p = Particle::new(DVec3::ZERO, DVec3::X);
+        for _ in 0..3 {
+            p.euler_step(g, 0.1);
+        }
+        assert!((p.specific_energy(g) - 2.0).abs() < 1e-12);
+        assert!((p.specific_energy(g) - 0.5 * 0.1 * g.dot(p.velocity) - 0.5).abs() < 1e-12);
     }
 
     #[test]

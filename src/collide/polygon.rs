@@ -268,6 +268,35 @@ mod tests {
     }
 
     #[test]
+    fn either_winding() {
+        // The square listed clockwise: same plane up to orientation, same answers.
+        let mut cw = square();
+        cw.reverse();
+        assert!(intersection_test_sphere_polygon(
+            DVec3::new(2.0, 1.0, 0.0),
+            0.0,
+            &cw
+        ));
+        assert!(intersection_test_sphere_polygon(
+            DVec3::new(1.0, 1.0, -1.5),
+            1.5,
+            &cw
+        ));
+        assert!(!intersection_test_sphere_polygon(
+            DVec3::new(1.0, 1.0, -1.5),
+            1.49,
+            &cw
+        ));
+        let hit = intersection_segment_polygon(
+            DVec3::new(1.0, 0.5, 3.0),
+            DVec3::new(1.0, 0.5, -1.0),
+            &cw,
+        )
+        .unwrap();
+        assert_eq!(hit.t, 0.75);
+    }
+
+    #[test]
     fn sphere_polygon_edge_and_corner_regions() {
         // Outside beside edge x = 2 in the plane: centre (2.5, 1, 0), distance 0.5.
         assert!(intersection_test_sphere_polygon(

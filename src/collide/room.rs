@@ -101,9 +101,14 @@ impl Room {
         if !valid {
             return Err(RoomError::InvalidBounds);
         }
+        Ok(Self::from_valid_bounds(min, max))
+    }
+
+    /// The empty room for bounds already known to be valid.
+    fn from_valid_bounds(min: DVec3, max: DVec3) -> Self {
         // n·x + d with unit axis normals: d = −n·p.
         let wall = |p: DVec3, n: DVec3| Plane::from_unit_normal(n, -n.dot(p));
-        Ok(Self {
+        Self {
             min,
             max,
             walls: [
@@ -115,35 +120,35 @@ impl Room {
                 wall(max, -DVec3::Z),
             ],
             pillars: Vec::new(),
-        })
+        }
     }
 
     /// Adds a vertical pillar from floor to ceiling around `(x, y)`.
     /// Its axis must lie strictly inside the floor rectangle and its radius be `> 0`.
     pub fn with_pillar(mut self, center: DVec2, radius: f64) -> Result<Self, RoomError> {
-        let index = self.pillars.len();
         let inside = center.x > self.min.x
             && center.x < self.max.x
             && center.y > self.min.y
             && center.y < self.max.y;
         let valid = inside && radius > 0.0 && radius.is_finite();
         if !valid {
-            return Err(RoomError::InvalidPillar(index));
+            return Err(RoomError::InvalidPillar(self.pillars.len()));
         }
-        let cylinder = Cylinder::new(center.extend(self.min.z), DVec3::Z, radius)
-            .ok_or(RoomError::InvalidPillar(index))?;
-        self.pillars.push(cylinder);
+        self.pillars
+            .push(Cylinder::vertical(center.extend(self.min.z), radius));
         Ok(self)
     }
 
     /// The demonstration room of `examples/magic_room.rs`: 8 m × 6 m × 4 m with
-    /// three pillars.
+    /// three pillars (radii 0.4, 0.5 and 0.3 m at (2.5, 2), (5.5, 4) and (5, 1.5)).
     pub fn demo() -> Self {
-        Self::new(DVec3::ZERO, DVec3::new(8.0, 6.0, 4.0))
-            .and_then(|r| r.with_pillar(DVec2::new(2.5, 2.0), 0.4))
-            .and_then(|r| r.with_pillar(DVec2::new(5.5, 4.0), 0.5))
-            .and_then(|r| r.with_pillar(DVec2::new(5.0, 1.5), 0.3))
-            .expect("the demo room constants are valid")
+        let mut room = Self::from_valid_bounds(DVec3::ZERO, DVec3::new(8.0, 6.0, 4.0));
+        room.pillars = vec![
+            Cylinder::vertical(DVec3::new(2.5, 2.0, 0.0), 0.4),
+            Cylinder::vertical(DVec3::new(5.5, 4.0, 0.0), 0.5),
+            Cylinder::vertical(DVec3::new(5.0, 1.5, 0.0), 0.3),
+        ];
+        room
     }
 
     /// Lower corner.
@@ -304,7 +309,7 @@ impl Default for Settings {
     }
 }
 
-/// Small deterministic generator (SplitMix64) for reproducible ball sets.
+/// Small deterministic generator (`SplitMix64`) for reproducible ball sets.
 struct SplitMix64(u64);
 
 impl SplitMix64 {
@@ -695,6 +700,36 @@ mod tests {
             Simulation::new(empty_room(), vec![ball], settings).unwrap_err(),
             RoomError::InvalidSettings
         );
+    }
+
+    #[test]
+    fn energies_by_hand() {
+        // m = 2 kg at height 3 m moving at (0, 3, 0) m/s:
+        // KE = ½·2·9 = 9 J, PE = 2·9.80665·3 = 58.8399 J.
+        let ball = Ball::new(
+            DVec3::new(5.0, 5.0, 3.0),
+            DVec3::new(0.0, 3.0, 0.0),
+            0.5,
+            2.0,
+        );
+        let sim = Simulation::new(empty_room(), vec![ball], Settings::default()).unwrap();
+        assert_eq!(sim.kinetic_energy(), 9.0);
+        assert!((sim.potential_energy() - 58.8399).abs() < 1e-12);
+        assert!((sim.total_energy() - 67.8399).abs() < 1e-12);
+    }
+
+    #[test]
+    fn deepest_penetration_by_hand() {
+        // Without validation, place balls overlapping: centres 1.5 apart with radii 1 + 1
+        // → depth 0.5; ball 0 is 0.8 above the floor with r = 1 → depth 0.2.
+        let mut sim = Simulation::new(empty_room(), Vec::new(), Settings::default()).unwrap();
+        sim.balls = vec![
+            Ball::new(DVec3::new(5.0, 5.0, 0.8), DVec3::ZERO, 1.0, 1.0),
+            Ball::new(DVec3::new(6.5, 5.0, 0.8), DVec3::ZERO, 1.0, 1.0),
+        ];
+        let p = sim.deepest_penetration().unwrap();
+        assert_eq!((p.ball, p.obstacle), (0, Obstacle::Ball(1)));
+        assert!((p.depth - 0.5).abs() < 1e-15);
     }
 
     #[test]
