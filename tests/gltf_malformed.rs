@@ -212,7 +212,13 @@ fn empty_document_gives_an_empty_scene() {
 fn absurdly_deep_hierarchies_are_refused_not_a_stack_overflow() {
     // 5000 nodes, each the only child of the previous one.
     let nodes: Vec<String> = (0..5000)
-        .map(|i| if i + 1 < 5000 { format!("{{\"children\": [{}]}}", i + 1) } else { "{}".into() })
+        .map(|i| {
+            if i + 1 < 5000 {
+                format!("{{\"children\": [{}]}}", i + 1)
+            } else {
+                "{}".into()
+            }
+        })
         .collect();
     let json = format!(
         r#"{{"asset": {{"version": "2.0"}}, "scene": 0, "scenes": [{{"nodes": [0]}}], "nodes": [{}]}}"#,
