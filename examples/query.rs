@@ -2,10 +2,12 @@
 //! file against a glTF scene and writes one JSON line per query.
 //!
 //! ```text
-//! cargo run --release --example query -- SCENE.glb QUERIES.txt [--repeat N] [--threads T] > results.jsonl
+//! cargo run --release --example query -- SCENE.glb QUERIES.txt [--repeat N] [--threads T] [--plain] > results.jsonl
 //! ```
 //!
-//! Timings go to stderr as `time_ms <phase> <value>` (`load`, `build`, `query`).
+//! Timings go to stderr as `time_ms <phase> <value>` (`load`, `build`: the BVHs, `query`:
+//! the whole batch, best of `--repeat`). `--threads T` answers the batch on T threads with
+//! the parallel batch API; `--plain` turns acceleration off (same answers, slower).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -13,7 +15,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use glam::{DVec3, DVec4};
-use scene_intersect::intersectors::PrimitiveKind;
+use scene_intersect::intersectors::{AnyIntersector, PrimitiveKind};
 use scene_intersect::prelude::*;
 
 /// One parsed line of the query file.
@@ -112,30 +114,33 @@ fn json_string(s: &str) -> String {
     out
 }
 
-/// Answers one query; returns its JSON line.
-fn answer(
-    q: usize,
-    query: &Query,
-    scene: &SceneGraph,
-    import: &GltfImport,
-    visitor: &mut IntersectionVisitor,
-) -> String {
+/// The intersector for a query, or the error line's message.
+fn make_intersector(query: &Query) -> Result<AnyIntersector, String> {
+    match query {
+        Query::Invalid(message) => Err(message.clone()),
+        Query::Segment(a, b) => LineSegmentIntersector::new(*a, *b)
+            .map(AnyIntersector::from)
+            .map_err(|e| e.to_string()),
+        Query::Polytope(planes) => Polytope::new(planes.iter().copied())
+            .map(|p| {
+                PolytopeIntersector::new(p)
+                    .with_primitive_mask(PrimitiveMask::TRIANGLES)
+                    .into()
+            })
+            .map_err(|e| e.to_string()),
+        Query::Sphere(c, r) => SphereIntersector::new(*c, *r)
+            .map(|i| i.with_primitive_mask(PrimitiveMask::TRIANGLES).into())
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// The JSON line of an answered query.
+fn result_line(q: usize, intersector: &AnyIntersector, import: &GltfImport) -> String {
     let name = |path: &[NodeId], d: DrawableId| {
         import.drawable_name(path, d).unwrap_or_else(|| "?".into())
     };
-    let error = |e: &dyn std::fmt::Display| {
-        format!("{{\"q\":{q},\"error\":{}}}", json_string(&e.to_string()))
-    };
-    match query {
-        Query::Invalid(message) => error(message),
-        Query::Segment(a, b) => {
-            let mut i = match LineSegmentIntersector::new(*a, *b) {
-                Ok(i) => i,
-                Err(e) => return error(&e),
-            };
-            if let Err(e) = visitor.apply(scene, import.root, &mut i) {
-                return error(&e);
-            }
+    match intersector {
+        AnyIntersector::LineSegment(i) => {
             let mut hits: Vec<(f64, String, u32, DVec3)> = i
                 .intersections()
                 .iter()
@@ -169,28 +174,14 @@ fn answer(
             out.push_str("]}");
             out
         }
-        Query::Polytope(planes) => {
-            let mut i = match Polytope::new(planes.iter().copied()) {
-                Ok(p) => PolytopeIntersector::new(p).with_primitive_mask(PrimitiveMask::TRIANGLES),
-                Err(e) => return error(&e),
-            };
-            if let Err(e) = visitor.apply(scene, import.root, &mut i) {
-                return error(&e);
-            }
+        AnyIntersector::Polytope(i) => {
             let hits = i
                 .intersections()
                 .iter()
                 .map(|h| (name(&h.node_path, h.drawable), h.primitive_index));
             set_line(q, "poly", hits.collect())
         }
-        Query::Sphere(c, r) => {
-            let mut i = match SphereIntersector::new(*c, *r) {
-                Ok(i) => i.with_primitive_mask(PrimitiveMask::TRIANGLES),
-                Err(e) => return error(&e),
-            };
-            if let Err(e) = visitor.apply(scene, import.root, &mut i) {
-                return error(&e);
-            }
+        AnyIntersector::Sphere(i) => {
             let hits = i
                 .intersections()
                 .iter()
@@ -198,6 +189,10 @@ fn answer(
             set_line(q, "sphere", hits.collect())
         }
     }
+}
+
+fn error_line(q: usize, message: &str) -> String {
+    format!("{{\"q\":{q},\"error\":{}}}", json_string(message))
 }
 
 /// A poly / sphere line: the distinct (drawable, triangle) pairs sorted by (d, tri).
@@ -213,50 +208,19 @@ fn set_line(q: usize, kind: &str, mut hits: Vec<(String, u32)>) -> String {
     out
 }
 
-/// Answers every query, on `threads` threads, results in query order.
-fn answer_all(
-    queries: &[Query],
-    scene: &SceneGraph,
-    import: &GltfImport,
-    threads: usize,
-) -> Vec<String> {
-    let chunk = queries.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = queries
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| {
-                s.spawn(move || {
-                    let mut visitor = IntersectionVisitor::new();
-                    part.iter()
-                        .enumerate()
-                        .map(|(k, query)| answer(c * chunk + k, query, scene, import, &mut visitor))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(lines) => lines,
-                Err(_) => vec!["{\"error\":\"a worker thread failed\"}".to_string()],
-            })
-            .collect()
-    })
-}
-
 struct Options {
     scene: String,
     queries: String,
     repeat: usize,
     threads: usize,
+    plain: bool,
 }
 
-const USAGE: &str = "usage: query SCENE.glb QUERIES.txt [--repeat N] [--threads T]";
+const USAGE: &str = "usage: query SCENE.glb QUERIES.txt [--repeat N] [--threads T] [--plain]";
 
 fn parse_options() -> Result<Options, String> {
     let mut positional = Vec::new();
-    let (mut repeat, mut threads) = (1usize, 1usize);
+    let (mut repeat, mut threads, mut plain) = (1usize, 1usize, false);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut number = |flag: &str| -> Result<usize, String> {
@@ -268,6 +232,7 @@ fn parse_options() -> Result<Options, String> {
         match a.as_str() {
             "--repeat" => repeat = number("--repeat")?,
             "--threads" => threads = number("--threads")?,
+            "--plain" => plain = true,
             "-h" | "--help" => return Err(USAGE.to_string()),
             flag if flag.starts_with("--") => {
                 return Err(format!("unknown option {flag}\n{USAGE}"))
@@ -281,6 +246,7 @@ fn parse_options() -> Result<Options, String> {
             queries,
             repeat,
             threads,
+            plain,
         }),
         Err(_) => Err(USAGE.to_string()),
     }
@@ -316,20 +282,59 @@ fn main() -> ExitCode {
             eprintln!("malformed query: {message}");
         }
     }
-    // Building = computing every cached bound once (the plain traversal has no other
-    // acceleration structure).
     let start = Instant::now();
-    let _ = scene.node_bound(import.root);
+    if !options.plain {
+        scene.build_acceleration();
+    } else {
+        let _ = scene.node_bound(import.root);
+    }
     eprintln!("time_ms build {:.3}", start.elapsed().as_secs_f64() * 1e3);
 
+    // Valid queries become intersectors; the others keep their error message.
+    let made: Vec<Result<AnyIntersector, String>> = queries.iter().map(make_intersector).collect();
+    let mut slots: Vec<usize> = Vec::new();
+    let mut intersectors: Vec<AnyIntersector> = Vec::new();
+    for (q, m) in made.iter().enumerate() {
+        if let Ok(i) = m {
+            slots.push(q);
+            intersectors.push(i.clone());
+        }
+    }
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+    {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot start {} threads: {e}", options.threads);
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut visitor = IntersectionVisitor::new();
+    visitor.set_use_acceleration(!options.plain);
     let mut best = f64::INFINITY;
-    let mut lines = Vec::new();
+    let mut outcomes = Vec::new();
     for _ in 0..options.repeat {
         let start = Instant::now();
-        lines = answer_all(&queries, &scene, &import, options.threads);
+        outcomes = pool.install(|| visitor.apply_batch(&scene, import.root, &mut intersectors));
         best = best.min(start.elapsed().as_secs_f64() * 1e3);
     }
     eprintln!("time_ms query {best:.3}");
+
+    let mut lines: Vec<String> = made
+        .iter()
+        .enumerate()
+        .map(|(q, m)| match m {
+            Err(message) => error_line(q, message),
+            Ok(_) => String::new(),
+        })
+        .collect();
+    for ((q, i), outcome) in slots.iter().zip(&intersectors).zip(&outcomes) {
+        lines[*q] = match outcome {
+            Ok(()) => result_line(*q, i, &import),
+            Err(e) => error_line(*q, &e.to_string()),
+        };
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for line in lines {

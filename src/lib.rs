@@ -13,8 +13,10 @@
 //! * [`visitor`]: the [`IntersectionVisitor`](visitor::IntersectionVisitor) that walks the
 //!   graph for an intersector (masks, LOD, culling, local and coordinate frames);
 //! * [`intersectors`]: line segment, polytope and sphere queries and their hits;
+//! * [`accel`]: bounding volume hierarchies that make every query fast;
 //! * [`collide`]: the collision toolkit of classic geometric tests.
 
+pub mod accel;
 pub mod bounding;
 pub mod collide;
 pub mod drawable;
@@ -35,7 +37,8 @@ pub mod prelude {
     };
     pub use crate::io::{load_gltf, GltfImport, LoadError};
     pub use crate::visitor::{
-        CoordinateFrame, IntersectionLimit, IntersectionVisitor, LodSelection, Viewport,
+        CoordinateFrame, IntersectionLimit, IntersectionVisitor, Intersector, LodSelection,
+        Viewport,
     };
 }
 

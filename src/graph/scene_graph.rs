@@ -6,7 +6,10 @@ use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use rayon::prelude::*;
+
 use super::{DrawableId, GraphError, Lod, Node, NodeId, NodeKind, ReferenceFrame, Transform};
+use crate::accel::PrimitiveBvh;
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::{Drawable, Geometry};
 
@@ -16,6 +19,8 @@ pub(crate) struct DrawableEntry {
     pub(crate) drawable: Box<dyn Drawable>,
     pub(crate) parents: SmallVec<[NodeId; 2]>,
     pub(crate) bound: OnceLock<BoundingBox>,
+    /// The primitive BVH (`None` inside when the drawable cannot have one).
+    pub(crate) accel: OnceLock<Option<PrimitiveBvh>>,
 }
 
 /// The scene: an arena of [`Node`]s and drawables addressed by [`NodeId`] and
@@ -163,6 +168,7 @@ impl SceneGraph {
             drawable,
             parents: SmallVec::new(),
             bound: OnceLock::new(),
+            accel: OnceLock::new(),
         })
     }
 
@@ -238,6 +244,38 @@ impl SceneGraph {
     pub fn drawable_bound(&self, id: DrawableId) -> Option<BoundingBox> {
         let entry = self.drawables.get(id)?;
         Some(*entry.bound.get_or_init(|| entry.drawable.bounding_box()))
+    }
+
+    /// The drawable's primitive BVH, built on first use; `None` for an unknown id, a
+    /// drawable that is not a [`Geometry`], or one with too many primitives.
+    pub fn primitive_bvh(&self, id: DrawableId) -> Option<&PrimitiveBvh> {
+        let entry = self.drawables.get(id)?;
+        entry
+            .accel
+            .get_or_init(|| entry.drawable.as_geometry().and_then(PrimitiveBvh::build))
+            .as_ref()
+    }
+
+    /// Builds every missing primitive BVH now, in parallel, and every node bound, so the
+    /// first queries pay nothing. (Queries build what they need lazily otherwise.)
+    pub fn build_acceleration(&self) {
+        let ids: Vec<DrawableId> = self.drawables.keys().collect();
+        ids.par_iter().for_each(|&id| {
+            let _ = self.primitive_bvh(id);
+        });
+        for root in self.roots() {
+            let _ = self.node_bound(root);
+        }
+    }
+
+    /// Bytes held by the built primitive BVHs, and the number of primitives they hold.
+    pub fn acceleration_memory(&self) -> (usize, usize) {
+        self.drawables
+            .values()
+            .filter_map(|e| e.accel.get().and_then(Option::as_ref))
+            .fold((0, 0), |(bytes, prims), b| {
+                (bytes + b.memory_bytes(), prims + b.len())
+            })
     }
 
     fn compute_node_bound(&self, node: &Node) -> BoundingSphere {
@@ -682,6 +720,7 @@ impl SceneGraph {
     fn invalidate_drawable(&mut self, id: DrawableId) {
         let entry = &mut self.drawables[id];
         entry.bound.take();
+        entry.accel.take();
         let parents = entry.parents.clone();
         for g in parents {
             self.invalidate_node(g);

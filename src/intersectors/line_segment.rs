@@ -1,10 +1,13 @@
 //! [`LineSegmentIntersector`]: picking and ray queries with a closed line segment.
 
+use std::cell::Cell;
+
 use glam::{DMat3, DMat4, DVec3, Vec3};
 use smallvec::{smallvec, SmallVec};
 
 use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
 use super::{intersect_segment_triangle, PrimitiveKind, QueryError};
+use crate::accel::Aabb;
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::closest_point_on_segment;
 use crate::drawable::{Drawable, PrimitiveFunctor};
@@ -341,14 +344,16 @@ pub(crate) fn max_scale(m: &DMat4) -> f64 {
     (m3.x_axis.length_squared() + m3.y_axis.length_squared() + m3.z_axis.length_squared()).sqrt()
 }
 
-/// Inclusive slab test of the segment against a box grown by `pad`.
-fn segment_meets_box(s: DVec3, d: DVec3, b: &BoundingBox, pad: f64) -> bool {
-    let (min, max) = (b.min - DVec3::splat(pad), b.max + DVec3::splat(pad));
+/// Inclusive slab test of the segment against the box `[min, max]` grown by `pad`:
+/// the parameter at which the segment enters it, or `None` when it misses it.
+#[inline]
+fn segment_box_entry(s: DVec3, d: DVec3, min: DVec3, max: DVec3, pad: f64) -> Option<f64> {
+    let (min, max) = (min - DVec3::splat(pad), max + DVec3::splat(pad));
     let (mut t0, mut t1) = (0.0f64, 1.0f64);
     for k in 0..3 {
         if d[k] == 0.0 {
             if s[k] < min[k] || s[k] > max[k] {
-                return false;
+                return None;
             }
         } else {
             let inv = 1.0 / d[k];
@@ -359,11 +364,43 @@ fn segment_meets_box(s: DVec3, d: DVec3, b: &BoundingBox, pad: f64) -> bool {
             t0 = t0.max(ta);
             t1 = t1.min(tb);
             if t0 > t1 {
-                return false;
+                return None;
             }
         }
     }
-    true
+    Some(t0)
+}
+
+/// Lowers a shared ratio limit as hits are found, so a nearest-first BVH traversal can
+/// skip boxes beyond the nearest hit so far.
+struct NearestTracker<'a, 'b> {
+    inner: &'a mut SegmentFunctor<'b>,
+    limit: &'a Cell<f64>,
+}
+
+impl NearestTracker<'_, '_> {
+    fn update(&mut self) {
+        if let Some(h) = self.inner.out.last() {
+            if h.ratio < self.limit.get() {
+                self.limit.set(h.ratio);
+            }
+        }
+    }
+}
+
+impl PrimitiveFunctor for NearestTracker<'_, '_> {
+    fn point(&mut self, v: Vec3, index: u32, primitive_index: u32) {
+        self.inner.point(v, index, primitive_index);
+        self.update();
+    }
+    fn line(&mut self, v: [Vec3; 2], indices: [u32; 2], primitive_index: u32) {
+        self.inner.line(v, indices, primitive_index);
+        self.update();
+    }
+    fn triangle(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive_index: u32) {
+        self.inner.triangle(v, indices, primitive_index);
+        self.update();
+    }
 }
 
 impl Intersector for LineSegmentIntersector {
@@ -424,7 +461,7 @@ impl Intersector for LineSegmentIntersector {
         }
         let pad =
             local.tolerance + cull_padding(bound.radius(), bound.center().abs().max_element());
-        segment_meets_box(local.start, local.direction, bound, pad)
+        segment_box_entry(local.start, local.direction, bound.min, bound.max, pad).is_some()
     }
 
     fn intersect(
@@ -444,7 +481,39 @@ impl Intersector for LineSegmentIntersector {
             world_to_local: context.world_to_local,
             out: &mut raw,
         };
-        drawable.accept(&mut functor);
+        match context.accelerated(drawable) {
+            Some((bvh, vertices)) => {
+                let root = bvh.bvh().bounds();
+                let (min, max) = root.as_dvec3();
+                let pad = local.tolerance
+                    + cull_padding((max - min).length(), min.abs().max(max.abs()).max_element());
+                let entry = |b: &Aabb| {
+                    let (min, max) = b.as_dvec3();
+                    segment_box_entry(local.start, local.direction, min, max, pad)
+                };
+                // Only the nearest hit of this visit can be kept unless the limit is None.
+                let limit = Cell::new(match self.limit {
+                    IntersectionLimit::None => f64::INFINITY,
+                    _ => self.best_ratio(),
+                });
+                if self.limit == IntersectionLimit::None {
+                    bvh.for_each_candidate_ordered(vertices, entry, &limit, &mut functor);
+                } else {
+                    let mut tracker = NearestTracker {
+                        inner: &mut functor,
+                        limit: &limit,
+                    };
+                    bvh.for_each_candidate_ordered(vertices, entry, &limit, &mut tracker);
+                }
+            }
+            None => drawable.accept(&mut functor),
+        }
+        // Whatever order the primitives came in, hand them on in primitive order.
+        raw.sort_by(|a, b| {
+            a.primitive_index
+                .cmp(&b.primitive_index)
+                .then_with(|| a.indices.cmp(&b.indices))
+        });
         let hits = raw.drain(..).map(|h| make_hit(h, context));
         record_hits(&mut self.hits, hits, self.limit);
         self.scratch = raw;

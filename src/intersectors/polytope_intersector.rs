@@ -6,6 +6,7 @@ use smallvec::SmallVec;
 use super::clipping::{clip_polygon, clip_segment, contains_point, ClipPolygon};
 use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
+use crate::accel::Aabb;
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
@@ -182,6 +183,7 @@ impl PolytopeIntersector {
 /// A primitive's clipped part in the drawable's frame, before it becomes a hit.
 struct RawHit {
     primitive_index: u32,
+    indices: [u32; 3],
     kind: PrimitiveKind,
     polygon: ClipPolygon,
 }
@@ -195,17 +197,18 @@ struct PolytopeFunctor<'a> {
 }
 
 impl PrimitiveFunctor for PolytopeFunctor<'_> {
-    fn point(&mut self, v: Vec3, _index: u32, primitive_index: u32) {
+    fn point(&mut self, v: Vec3, index: u32, primitive_index: u32) {
         if self.mask.contains(PrimitiveMask::POINTS) && contains_point(v.as_dvec3(), self.planes) {
             self.out.push(RawHit {
                 primitive_index,
+                indices: [index; 3],
                 kind: PrimitiveKind::Point,
                 polygon: std::iter::once(v.as_dvec3()).collect(),
             });
         }
     }
 
-    fn line(&mut self, v: [Vec3; 2], _indices: [u32; 2], primitive_index: u32) {
+    fn line(&mut self, v: [Vec3; 2], indices: [u32; 2], primitive_index: u32) {
         if !self.mask.contains(PrimitiveMask::LINES) {
             return;
         }
@@ -220,37 +223,74 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
             };
             self.out.push(RawHit {
                 primitive_index,
+                indices: [indices[0], indices[1], indices[1]],
                 kind: PrimitiveKind::Line,
                 polygon,
             });
         }
     }
 
-    fn triangle(&mut self, v: [Vec3; 3], _indices: [u32; 3], primitive_index: u32) {
+    fn triangle(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive_index: u32) {
         if !self.mask.contains(PrimitiveMask::TRIANGLES) {
             return;
         }
         self.polygon.clear();
         self.polygon.extend(v.iter().map(|v| v.as_dvec3()));
         if clip_polygon(&mut self.polygon, self.planes, &mut self.scratch) {
-            // A quad's two triangles share an index: merge them into one hit.
-            if let Some(last) = self.out.last_mut() {
-                if last.primitive_index == primitive_index && last.kind == PrimitiveKind::Triangle {
-                    for p in &self.polygon {
-                        if !last.polygon.contains(p) {
-                            last.polygon.push(*p);
-                        }
-                    }
-                    return;
-                }
-            }
             self.out.push(RawHit {
                 primitive_index,
+                indices,
                 kind: PrimitiveKind::Triangle,
                 polygon: self.polygon.clone(),
             });
         }
     }
+}
+
+/// Puts one visit's raw hits in primitive order, whatever order they were found in, and
+/// merges the two triangles of a quad (same primitive index) into one hit.
+fn normalize(raw: &mut Vec<RawHit>) {
+    raw.sort_by(|a, b| {
+        a.primitive_index
+            .cmp(&b.primitive_index)
+            .then_with(|| a.indices.cmp(&b.indices))
+    });
+    let mut merged: Vec<RawHit> = Vec::with_capacity(raw.len());
+    for hit in raw.drain(..) {
+        match merged.last_mut() {
+            Some(last)
+                if last.primitive_index == hit.primitive_index
+                    && last.kind == PrimitiveKind::Triangle
+                    && hit.kind == PrimitiveKind::Triangle =>
+            {
+                for p in hit.polygon {
+                    if !last.polygon.contains(&p) {
+                        last.polygon.push(p);
+                    }
+                }
+            }
+            _ => merged.push(hit),
+        }
+    }
+    *raw = merged;
+}
+
+/// True unless the box `[min, max]` lies wholly outside one of the (unit-normal) planes,
+/// with `pad` of slack.
+#[inline]
+fn box_outside_no_plane(planes: &[DVec4], min: DVec3, max: DVec3, pad: f64) -> bool {
+    planes.iter().all(|p| {
+        let n = p.truncate();
+        // The box corner furthest along the inward normal.
+        let corner = DVec3::select(n.cmpge(DVec3::ZERO), max, min);
+        n.dot(corner) + p.w >= -pad
+    })
+}
+
+#[inline]
+fn box_meets_planes(planes: &[DVec4], b: &Aabb, pad: f64) -> bool {
+    let (min, max) = b.as_dvec3();
+    box_outside_no_plane(planes, min, max, pad)
 }
 
 impl Intersector for PolytopeIntersector {
@@ -319,12 +359,7 @@ impl Intersector for PolytopeIntersector {
             return false;
         }
         let pad = cull_padding(bound.radius(), bound.center().abs().max_element());
-        local.normalized.iter().all(|p| {
-            let n = p.truncate();
-            // The box corner furthest along the inward normal.
-            let corner = DVec3::select(n.cmpge(DVec3::ZERO), bound.max, bound.min);
-            n.dot(corner) + p.w >= -pad
-        })
+        box_outside_no_plane(&local.normalized, bound.min, bound.max, pad)
     }
 
     fn intersect(
@@ -340,7 +375,17 @@ impl Intersector for PolytopeIntersector {
             scratch: ClipPolygon::new(),
             out: Vec::new(),
         };
-        drawable.accept(&mut functor);
+        match context.accelerated(drawable) {
+            Some((bvh, vertices)) => {
+                let (min, max) = bvh.bvh().bounds().as_dvec3();
+                let pad =
+                    cull_padding((max - min).length(), min.abs().max(max.abs()).max_element());
+                let enter = |b: &Aabb| box_meets_planes(&local.normalized, b, pad);
+                bvh.for_each_candidate(vertices, enter, &mut functor);
+            }
+            None => drawable.accept(&mut functor),
+        }
+        normalize(&mut functor.out);
         let reference = self.world_reference;
         let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;
         let hits = functor.out.into_iter().map(|raw| {

@@ -43,7 +43,7 @@ impl std::ops::BitOr for PrimitiveMask {
 }
 
 /// The kind of a primitive that was hit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PrimitiveKind {
     /// A point.
     Point,

@@ -5,6 +5,7 @@ use glam::{DMat4, DVec3, Vec3};
 use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
 use super::line_segment::max_scale;
 use super::{PrimitiveKind, PrimitiveMask, QueryError};
+use crate::accel::Aabb;
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::{closest_point_on_segment, closest_point_on_triangle};
 use crate::drawable::{Drawable, PrimitiveFunctor};
@@ -162,7 +163,36 @@ struct SphereFunctor<'a> {
     radius: f64,
     mask: PrimitiveMask,
     local_to_world: &'a DMat4,
-    out: Vec<(u32, PrimitiveKind, DVec3, f64)>,
+    out: Vec<RawHit>,
+}
+
+/// One primitive's closest point, before it becomes a hit.
+#[derive(Clone, Copy)]
+struct RawHit {
+    primitive_index: u32,
+    indices: [u32; 3],
+    kind: PrimitiveKind,
+    point: DVec3,
+    distance: f64,
+}
+
+/// Puts one visit's raw hits in primitive order and keeps, for a quad (two triangles
+/// with one primitive index), the nearer triangle's point.
+fn normalize(raw: &mut Vec<RawHit>) {
+    raw.sort_by(|a, b| {
+        a.primitive_index
+            .cmp(&b.primitive_index)
+            .then_with(|| a.indices.cmp(&b.indices))
+    });
+    raw.dedup_by(|later, kept| {
+        let same = later.primitive_index == kept.primitive_index
+            && later.kind == PrimitiveKind::Triangle
+            && kept.kind == PrimitiveKind::Triangle;
+        if same && later.distance < kept.distance {
+            *kept = *later;
+        }
+        same
+    });
 }
 
 impl SphereFunctor<'_> {
@@ -170,44 +200,47 @@ impl SphereFunctor<'_> {
         self.local_to_world.transform_point3(v.as_dvec3())
     }
 
-    fn record(&mut self, primitive_index: u32, kind: PrimitiveKind, closest: DVec3) {
-        let distance = closest.distance(self.center);
+    fn record(
+        &mut self,
+        primitive_index: u32,
+        indices: [u32; 3],
+        kind: PrimitiveKind,
+        point: DVec3,
+    ) {
+        let distance = point.distance(self.center);
         if distance <= self.radius {
-            self.out.push((primitive_index, kind, closest, distance));
+            self.out.push(RawHit {
+                primitive_index,
+                indices,
+                kind,
+                point,
+                distance,
+            });
         }
     }
 }
 
 impl PrimitiveFunctor for SphereFunctor<'_> {
-    fn point(&mut self, v: Vec3, _index: u32, primitive_index: u32) {
+    fn point(&mut self, v: Vec3, index: u32, primitive_index: u32) {
         if self.mask.contains(PrimitiveMask::POINTS) {
             let p = self.world(v);
-            self.record(primitive_index, PrimitiveKind::Point, p);
+            self.record(primitive_index, [index; 3], PrimitiveKind::Point, p);
         }
     }
 
-    fn line(&mut self, v: [Vec3; 2], _indices: [u32; 2], primitive_index: u32) {
+    fn line(&mut self, v: [Vec3; 2], indices: [u32; 2], primitive_index: u32) {
         if self.mask.contains(PrimitiveMask::LINES) {
             let c = closest_point_on_segment(self.center, self.world(v[0]), self.world(v[1]));
-            self.record(primitive_index, PrimitiveKind::Line, c.point);
+            let indices = [indices[0], indices[1], indices[1]];
+            self.record(primitive_index, indices, PrimitiveKind::Line, c.point);
         }
     }
 
-    fn triangle(&mut self, v: [Vec3; 3], _indices: [u32; 3], primitive_index: u32) {
+    fn triangle(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive_index: u32) {
         if self.mask.contains(PrimitiveMask::TRIANGLES) {
             let [a, b, c] = v.map(|v| self.world(v));
             let p = closest_point_on_triangle(self.center, a, b, c);
-            // A quad's two triangles share an index: keep the nearer part only.
-            if let Some(last) = self.out.last_mut() {
-                if last.0 == primitive_index && last.1 == PrimitiveKind::Triangle {
-                    let d = p.distance(self.center);
-                    if d < last.3 {
-                        *last = (primitive_index, PrimitiveKind::Triangle, p, d);
-                    }
-                    return;
-                }
-            }
-            self.record(primitive_index, PrimitiveKind::Triangle, p);
+            self.record(primitive_index, indices, PrimitiveKind::Triangle, p);
         }
     }
 }
@@ -255,7 +288,7 @@ impl Intersector for SphereIntersector {
 
     fn intersect(
         &mut self,
-        _local: &LocalSphere,
+        local: &LocalSphere,
         context: &DrawableContext<'_>,
         drawable: &dyn Drawable,
     ) {
@@ -266,11 +299,29 @@ impl Intersector for SphereIntersector {
             local_to_world: context.local_to_world,
             out: Vec::new(),
         };
-        drawable.accept(&mut functor);
-        let hits = functor
-            .out
-            .into_iter()
-            .map(|(primitive_index, kind, point, distance)| SphereHit {
+        match context.accelerated(drawable) {
+            Some((bvh, vertices)) => {
+                let (min, max) = bvh.bvh().bounds().as_dvec3();
+                let pad =
+                    cull_padding((max - min).length(), min.abs().max(max.abs()).max_element());
+                let reach = local.radius + pad;
+                let enter = |b: &Aabb| {
+                    let (min, max) = b.as_dvec3();
+                    local.center.clamp(min, max).distance_squared(local.center) <= reach * reach
+                };
+                bvh.for_each_candidate(vertices, enter, &mut functor);
+            }
+            None => drawable.accept(&mut functor),
+        }
+        normalize(&mut functor.out);
+        let hits = functor.out.into_iter().map(
+            |RawHit {
+                 primitive_index,
+                 kind,
+                 point,
+                 distance,
+                 ..
+             }| SphereHit {
                 node_path: context.node_path.to_vec(),
                 drawable: context.drawable,
                 primitive_index,
@@ -279,7 +330,8 @@ impl Intersector for SphereIntersector {
                 local_point: context.world_to_local.transform_point3(point),
                 distance,
                 local_to_world: *context.local_to_world,
-            });
+            },
+        );
         record_hits(&mut self.hits, hits, self.limit);
     }
 

@@ -65,6 +65,7 @@ pub struct IntersectionVisitor {
     override_mask: u32,
     lod_selection: LodSelection,
     frames: FrameContext,
+    use_acceleration: bool,
     node_path: Vec<NodeId>,
 }
 
@@ -83,6 +84,7 @@ impl IntersectionVisitor {
             override_mask: 0,
             lod_selection: LodSelection::HighestDetail,
             frames: FrameContext::default(),
+            use_acceleration: true,
             node_path: Vec::new(),
         }
     }
@@ -136,6 +138,19 @@ impl IntersectionVisitor {
     /// Sets the viewport used by WINDOW queries.
     pub fn set_viewport(&mut self, viewport: Viewport) -> &mut Self {
         self.frames.viewport = Some(viewport);
+        self
+    }
+
+    /// Whether drawables' acceleration structures are used (default: yes; the answers
+    /// are identical either way, only the speed differs).
+    pub fn use_acceleration(&self) -> bool {
+        self.use_acceleration
+    }
+
+    /// Turns the use of acceleration structures on or off (OSG's
+    /// `setUseKdTreeWhenAvailable`).
+    pub fn set_use_acceleration(&mut self, on: bool) -> &mut Self {
+        self.use_acceleration = on;
         self
     }
 
@@ -297,6 +312,7 @@ impl IntersectionVisitor {
                         drawable: d,
                         local_to_world,
                         world_to_local,
+                        use_acceleration: self.use_acceleration,
                     };
                     intersector.intersect(local, &context, drawable);
                 }

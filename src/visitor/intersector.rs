@@ -37,6 +37,27 @@ pub struct DrawableContext<'a> {
     pub local_to_world: &'a DMat4,
     /// Its inverse.
     pub world_to_local: &'a DMat4,
+    /// Whether the intersector may use the drawable's acceleration structure (the
+    /// visitor's [`use_acceleration`](super::IntersectionVisitor::set_use_acceleration)).
+    pub use_acceleration: bool,
+}
+
+impl DrawableContext<'_> {
+    /// The drawable's primitive BVH and vertices, when acceleration is on and the
+    /// drawable has one.
+    pub fn accelerated<'s>(
+        &'s self,
+        drawable: &'s dyn Drawable,
+    ) -> Option<(&'s crate::accel::PrimitiveBvh, &'s [glam::Vec3])> {
+        if !self.use_acceleration {
+            return None;
+        }
+        let geometry = drawable.as_geometry()?;
+        Some((
+            self.scene.primitive_bvh(self.drawable)?,
+            geometry.vertices(),
+        ))
+    }
 }
 
 /// A query the [`IntersectionVisitor`](super::IntersectionVisitor) can run.

@@ -1,6 +1,7 @@
 //! The intersection visitor: traversal of the scene graph for an intersector, with node
 //! masks, LOD / Switch selection, culling, local frames and coordinate frames.
 
+mod batch;
 mod coordinate_frame;
 mod frame_context;
 mod intersection_visitor;

@@ -1,0 +1,402 @@
+//! A bounding volume hierarchy over boxes: binned SAH build, flat node array.
+//!
+//! The tree is generic over what its leaves hold: it only sees one box per item and
+//! returns the order in which items must be stored so that every leaf is a contiguous
+//! range. Node boxes are `f32`: items are `f32` triangles or are padded outward when
+//! their bounds come from `f64` (see [`Aabb::from_f64_outward`]), so a box never
+//! excludes anything it should hold.
+
+use glam::{DVec3, Vec3};
+
+/// An axis-aligned box with `f32` corners.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    /// Smallest corner.
+    pub min: Vec3,
+    /// Largest corner.
+    pub max: Vec3,
+}
+
+impl Aabb {
+    /// The empty box.
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec3::splat(f32::INFINITY),
+        max: Vec3::splat(f32::NEG_INFINITY),
+    };
+
+    /// The box of a few points.
+    pub fn from_points(points: &[Vec3]) -> Aabb {
+        let mut b = Aabb::EMPTY;
+        for &p in points {
+            b.min = b.min.min(p);
+            b.max = b.max.max(p);
+        }
+        b
+    }
+
+    /// The `f32` box holding an `f64` box: corners rounded outward.
+    pub fn from_f64_outward(min: DVec3, max: DVec3) -> Aabb {
+        let down = |v: f64| {
+            let f = v as f32;
+            if f64::from(f) > v {
+                f.next_down()
+            } else {
+                f
+            }
+        };
+        let up = |v: f64| {
+            let f = v as f32;
+            if f64::from(f) < v {
+                f.next_up()
+            } else {
+                f
+            }
+        };
+        Aabb {
+            min: Vec3::new(down(min.x), down(min.y), down(min.z)),
+            max: Vec3::new(up(max.x), up(max.y), up(max.z)),
+        }
+    }
+
+    /// Grows to hold `other`.
+    #[inline]
+    pub fn grow(&mut self, other: &Aabb) {
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// Half the surface area (the SAH only compares areas).
+    #[inline]
+    fn half_area(&self) -> f32 {
+        let d = (self.max - self.min).max(Vec3::ZERO);
+        d.x * d.y + d.y * d.z + d.z * d.x
+    }
+
+    /// Centre.
+    #[inline]
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    /// The corners as `f64`.
+    #[inline]
+    pub fn as_dvec3(&self) -> (DVec3, DVec3) {
+        (self.min.as_dvec3(), self.max.as_dvec3())
+    }
+}
+
+/// One node: a box and either two children (at `first` and `first + 1`) or a leaf range
+/// of `count` items starting at `first`. 32 bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BvhNode {
+    /// The node's box.
+    pub bounds: Aabb,
+    /// First child, or first item of a leaf.
+    pub first: u32,
+    /// Number of items of a leaf; 0 for an interior node.
+    pub count: u32,
+}
+
+impl BvhNode {
+    /// True for a leaf.
+    #[inline]
+    pub fn is_leaf(&self) -> bool {
+        self.count > 0
+    }
+}
+
+/// A built hierarchy: the nodes (root first) and the order items must be stored in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bvh {
+    /// Nodes; the root is `nodes[0]` (absent for an empty tree).
+    pub nodes: Vec<BvhNode>,
+}
+
+/// Items per leaf at most (a leaf holds fewer when the SAH says so).
+pub const MAX_LEAF_ITEMS: usize = 8;
+/// Ranges this small always become leaves (keeps the nodes under ~16 bytes per item).
+const MIN_SPLIT_ITEMS: usize = 8;
+const BINS: usize = 16;
+
+impl Bvh {
+    /// Builds a hierarchy over `boxes`; returns it and the permutation: position `i` of
+    /// the stored items holds original item `order[i]`.
+    pub fn build(boxes: &[Aabb]) -> (Bvh, Vec<u32>) {
+        let mut order: Vec<u32> = (0..boxes.len() as u32).collect();
+        let mut nodes = Vec::with_capacity((boxes.len() / MAX_LEAF_ITEMS + 1) * 2);
+        if boxes.is_empty() {
+            return (Bvh { nodes }, order);
+        }
+        let centers: Vec<Vec3> = boxes.iter().map(Aabb::center).collect();
+        nodes.push(BvhNode {
+            bounds: Aabb::EMPTY,
+            first: 0,
+            count: 0,
+        });
+        // (node index, start, end) still to split.
+        let mut work = vec![(0usize, 0usize, boxes.len())];
+        while let Some((node, start, end)) = work.pop() {
+            let items = &mut order[start..end];
+            let mut bounds = Aabb::EMPTY;
+            let mut center_bounds = Aabb::EMPTY;
+            for &i in items.iter() {
+                bounds.grow(&boxes[i as usize]);
+                let c = centers[i as usize];
+                center_bounds.min = center_bounds.min.min(c);
+                center_bounds.max = center_bounds.max.max(c);
+            }
+            nodes[node].bounds = bounds;
+            let count = items.len();
+            let make_leaf = |nodes: &mut Vec<BvhNode>| {
+                nodes[node].first = start as u32;
+                nodes[node].count = count as u32;
+            };
+            if count < MIN_SPLIT_ITEMS {
+                make_leaf(&mut nodes);
+                continue;
+            }
+            let mid = match split(items, boxes, &centers, &bounds, &center_bounds) {
+                Some(mid) => mid,
+                None if count <= MAX_LEAF_ITEMS => {
+                    make_leaf(&mut nodes);
+                    continue;
+                }
+                // All centres coincide or the SAH found nothing better: halve.
+                None => count / 2,
+            };
+            let left = nodes.len();
+            nodes.push(BvhNode {
+                bounds: Aabb::EMPTY,
+                first: 0,
+                count: 0,
+            });
+            nodes.push(BvhNode {
+                bounds: Aabb::EMPTY,
+                first: 0,
+                count: 0,
+            });
+            nodes[node].first = left as u32;
+            nodes[node].count = 0;
+            work.push((left + 1, start + mid, end));
+            work.push((left, start, start + mid));
+        }
+        (Bvh { nodes }, order)
+    }
+
+    /// Bytes used by the nodes.
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<BvhNode>()
+    }
+
+    /// The root's box (empty for an empty tree).
+    pub fn bounds(&self) -> Aabb {
+        self.nodes.first().map_or(Aabb::EMPTY, |n| n.bounds)
+    }
+
+    /// Calls `leaf` with every leaf's item range whose path `enter` accepts (depth
+    /// first, left child first).
+    pub fn for_each_leaf(
+        &self,
+        mut enter: impl FnMut(&Aabb) -> bool,
+        mut leaf: impl FnMut(std::ops::Range<usize>),
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let mut stack = [0u32; 64];
+        let mut top = 1usize;
+        while top > 0 {
+            top -= 1;
+            let node = &self.nodes[stack[top] as usize];
+            if !enter(&node.bounds) {
+                continue;
+            }
+            if node.is_leaf() {
+                leaf(node.first as usize..(node.first + node.count) as usize);
+            } else if top + 2 <= stack.len() {
+                stack[top] = node.first + 1;
+                stack[top + 1] = node.first;
+                top += 2;
+            } else {
+                // Deeper than the stack (cannot happen for a balanced-enough tree):
+                // fall back to recursion on the subtree.
+                self.for_each_leaf_from(node.first, &mut enter, &mut leaf);
+                self.for_each_leaf_from(node.first + 1, &mut enter, &mut leaf);
+            }
+        }
+    }
+
+    fn for_each_leaf_from(
+        &self,
+        index: u32,
+        enter: &mut impl FnMut(&Aabb) -> bool,
+        leaf: &mut impl FnMut(std::ops::Range<usize>),
+    ) {
+        let node = &self.nodes[index as usize];
+        if !enter(&node.bounds) {
+            return;
+        }
+        if node.is_leaf() {
+            leaf(node.first as usize..(node.first + node.count) as usize);
+        } else {
+            self.for_each_leaf_from(node.first, enter, leaf);
+            self.for_each_leaf_from(node.first + 1, enter, leaf);
+        }
+    }
+}
+
+/// Chooses a split of `items` by binned SAH along the longest centre axis and partitions
+/// them; returns the size of the left part, or `None` when no split beats a leaf.
+fn split(
+    items: &mut [u32],
+    boxes: &[Aabb],
+    centers: &[Vec3],
+    bounds: &Aabb,
+    center_bounds: &Aabb,
+) -> Option<usize> {
+    let extent = center_bounds.max - center_bounds.min;
+    let axis = if extent.x >= extent.y && extent.x >= extent.z {
+        0
+    } else if extent.y >= extent.z {
+        1
+    } else {
+        2
+    };
+    let (lo, width) = (center_bounds.min[axis], extent[axis]);
+    if width.is_nan() || width <= 0.0 {
+        return None;
+    }
+    let scale = BINS as f32 / width;
+    let bin_of = |c: Vec3| (((c[axis] - lo) * scale) as usize).min(BINS - 1);
+    let mut bin_bounds = [Aabb::EMPTY; BINS];
+    let mut bin_counts = [0usize; BINS];
+    for &i in items.iter() {
+        let b = bin_of(centers[i as usize]);
+        bin_counts[b] += 1;
+        bin_bounds[b].grow(&boxes[i as usize]);
+    }
+    // Sweep from the right for suffix areas, then from the left.
+    let mut right_area = [0f32; BINS];
+    let mut acc = Aabb::EMPTY;
+    let mut n = 0;
+    let mut right_count = [0usize; BINS];
+    for k in (1..BINS).rev() {
+        acc.grow(&bin_bounds[k]);
+        n += bin_counts[k];
+        right_area[k] = acc.half_area();
+        right_count[k] = n;
+    }
+    let mut best = (f32::INFINITY, 0usize);
+    let mut left = Aabb::EMPTY;
+    let mut left_count = 0;
+    for k in 0..BINS - 1 {
+        left.grow(&bin_bounds[k]);
+        left_count += bin_counts[k];
+        if left_count == 0 || right_count[k + 1] == 0 {
+            continue;
+        }
+        let cost =
+            left.half_area() * left_count as f32 + right_area[k + 1] * right_count[k + 1] as f32;
+        if cost < best.0 {
+            best = (cost, k);
+        }
+    }
+    // Leaf cost: intersecting every item; an interior node costs about one item more.
+    let leaf_cost = bounds.half_area() * items.len() as f32;
+    if !best.0.is_finite()
+        || (items.len() <= MAX_LEAF_ITEMS && best.0 + bounds.half_area() >= leaf_cost)
+    {
+        return None;
+    }
+    let split_bin = best.1;
+    let mut mid = 0;
+    for i in 0..items.len() {
+        if bin_of(centers[items[i] as usize]) <= split_bin {
+            items.swap(i, mid);
+            mid += 1;
+        }
+    }
+    (mid > 0 && mid < items.len()).then_some(mid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit_box_at(x: f32) -> Aabb {
+        Aabb {
+            min: Vec3::new(x, 0.0, 0.0),
+            max: Vec3::new(x + 1.0, 1.0, 1.0),
+        }
+    }
+
+    #[test]
+    fn every_item_is_in_exactly_one_leaf_and_inside_its_boxes() {
+        let boxes: Vec<Aabb> = (0..1000)
+            .map(|i| unit_box_at(((i * 7919) % 1000) as f32))
+            .collect();
+        let (bvh, order) = Bvh::build(&boxes);
+        let mut seen = vec![0; boxes.len()];
+        bvh.for_each_leaf(
+            |_| true,
+            |range| {
+                for i in range {
+                    seen[order[i] as usize] += 1;
+                }
+            },
+        );
+        assert!(seen.iter().all(|&n| n == 1));
+        // Parents hold their children.
+        for node in &bvh.nodes {
+            if !node.is_leaf() {
+                for c in [node.first, node.first + 1] {
+                    let child = bvh.nodes[c as usize].bounds;
+                    assert!(
+                        node.bounds.min.cmple(child.min).all()
+                            && node.bounds.max.cmpge(child.max).all()
+                    );
+                }
+            } else {
+                assert!(node.count as usize <= MAX_LEAF_ITEMS);
+            }
+        }
+    }
+
+    #[test]
+    fn culling_visits_only_overlapping_leaves() {
+        let boxes: Vec<Aabb> = (0..256).map(|i| unit_box_at(i as f32 * 2.0)).collect();
+        let (bvh, order) = Bvh::build(&boxes);
+        let mut found = Vec::new();
+        // Items overlapping x in [100.5, 104.5]: boxes at x = 100, 102, 104.
+        bvh.for_each_leaf(
+            |b| b.max.x >= 100.5 && b.min.x <= 104.5,
+            |range| {
+                for i in range {
+                    let b = boxes[order[i] as usize];
+                    if b.max.x >= 100.5 && b.min.x <= 104.5 {
+                        found.push(b.min.x as i32);
+                    }
+                }
+            },
+        );
+        found.sort();
+        assert_eq!(found, vec![100, 102, 104]);
+    }
+
+    #[test]
+    fn identical_boxes_still_make_small_leaves() {
+        let boxes = vec![unit_box_at(0.0); 100];
+        let (bvh, _) = Bvh::build(&boxes);
+        assert!(bvh
+            .nodes
+            .iter()
+            .all(|n| !n.is_leaf() || n.count as usize <= MAX_LEAF_ITEMS));
+        assert_eq!(Bvh::build(&[]).0.nodes.len(), 0);
+    }
+
+    #[test]
+    fn outward_rounding_holds_the_f64_box() {
+        let b = Aabb::from_f64_outward(DVec3::splat(0.1), DVec3::splat(0.3));
+        assert!(f64::from(b.min.x) <= 0.1 && f64::from(b.max.x) >= 0.3);
+    }
+}

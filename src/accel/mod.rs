@@ -1,0 +1,14 @@
+//! Acceleration structures: bounding volume hierarchies over a drawable's primitives.
+//!
+//! Queries fed from a [`PrimitiveBvh`] see exactly the primitives, vertex indices and
+//! primitive indices the plain decomposition gives, so accelerated and plain results are
+//! identical. The scene graph owns one per [`Geometry`](crate::drawable::Geometry)
+//! drawable, built lazily (or all at once with
+//! [`SceneGraph::build_acceleration`](crate::graph::SceneGraph::build_acceleration)) and
+//! dropped on every edit of the drawable.
+
+mod bvh;
+mod primitive_bvh;
+
+pub use bvh::{Aabb, Bvh, BvhNode, MAX_LEAF_ITEMS};
+pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVES};

@@ -1,0 +1,277 @@
+//! [`PrimitiveBvh`]: a drawable's primitives (triangles, lines, points) in a BVH.
+
+use std::cell::Cell;
+
+use glam::Vec3;
+
+use super::bvh::{Aabb, Bvh};
+use crate::drawable::{Geometry, PrimitiveFunctor};
+use crate::intersectors::PrimitiveKind;
+
+/// One primitive as the BVH stores it: its vertex indices (a line repeats its last, a
+/// point its only one) and its primitive index, the kind in the two top bits. 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackedPrimitive {
+    /// Vertex indices into the geometry's vertex array.
+    pub indices: [u32; 3],
+    tagged_index: u32,
+}
+
+const KIND_SHIFT: u32 = 30;
+const INDEX_MASK: u32 = (1 << KIND_SHIFT) - 1;
+
+impl PackedPrimitive {
+    fn new(kind: PrimitiveKind, indices: [u32; 3], primitive_index: u32) -> Self {
+        let tag = match kind {
+            PrimitiveKind::Point => 0,
+            PrimitiveKind::Line => 1,
+            PrimitiveKind::Triangle => 2,
+        };
+        PackedPrimitive {
+            indices,
+            tagged_index: (tag << KIND_SHIFT) | primitive_index,
+        }
+    }
+
+    /// The kind.
+    #[inline]
+    pub fn kind(&self) -> PrimitiveKind {
+        match self.tagged_index >> KIND_SHIFT {
+            0 => PrimitiveKind::Point,
+            1 => PrimitiveKind::Line,
+            _ => PrimitiveKind::Triangle,
+        }
+    }
+
+    /// The primitive index in the drawable.
+    #[inline]
+    pub fn primitive_index(&self) -> u32 {
+        self.tagged_index & INDEX_MASK
+    }
+}
+
+/// The primitives of one [`Geometry`] in a bounding volume hierarchy, as the primitive
+/// functor emits them (same vertex indices, same primitive indices, non-finite ones
+/// skipped), so that a query fed from the BVH sees exactly what the plain traversal sees.
+///
+/// It keeps no vertex positions: they are read from the geometry, so the structure costs
+/// 16 bytes per primitive plus the nodes (32 bytes each, about one per two primitives).
+/// The scene graph builds it lazily per drawable and drops it whenever the drawable is
+/// edited, so it is never stale.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PrimitiveBvh {
+    bvh: Bvh,
+    primitives: Vec<PackedPrimitive>,
+}
+
+/// The most primitives a drawable may have to get a BVH (the kind shares the index's u32).
+pub const MAX_ACCELERATED_PRIMITIVES: usize = INDEX_MASK as usize;
+
+impl PrimitiveBvh {
+    /// Builds the BVH of a geometry; `None` when it has more than
+    /// [`MAX_ACCELERATED_PRIMITIVES`] primitives (it is then intersected without one).
+    pub fn build(geometry: &Geometry) -> Option<PrimitiveBvh> {
+        if geometry.primitive_count() > MAX_ACCELERATED_PRIMITIVES {
+            return None;
+        }
+        struct Collect {
+            primitives: Vec<PackedPrimitive>,
+            boxes: Vec<Aabb>,
+        }
+        impl PrimitiveFunctor for Collect {
+            fn point(&mut self, v: Vec3, i: u32, p: u32) {
+                self.primitives
+                    .push(PackedPrimitive::new(PrimitiveKind::Point, [i; 3], p));
+                self.boxes.push(Aabb::from_points(&[v]));
+            }
+            fn line(&mut self, v: [Vec3; 2], i: [u32; 2], p: u32) {
+                self.primitives.push(PackedPrimitive::new(
+                    PrimitiveKind::Line,
+                    [i[0], i[1], i[1]],
+                    p,
+                ));
+                self.boxes.push(Aabb::from_points(&v));
+            }
+            fn triangle(&mut self, v: [Vec3; 3], i: [u32; 3], p: u32) {
+                self.primitives
+                    .push(PackedPrimitive::new(PrimitiveKind::Triangle, i, p));
+                self.boxes.push(Aabb::from_points(&v));
+            }
+        }
+        let mut collect = Collect {
+            primitives: Vec::with_capacity(geometry.primitive_count()),
+            boxes: Vec::with_capacity(geometry.primitive_count()),
+        };
+        geometry.accept_functor(&mut collect);
+        let (bvh, order) = Bvh::build(&collect.boxes);
+        let primitives = order
+            .iter()
+            .map(|&i| collect.primitives[i as usize])
+            .collect();
+        Some(PrimitiveBvh { bvh, primitives })
+    }
+
+    /// Number of primitives held.
+    pub fn len(&self) -> usize {
+        self.primitives.len()
+    }
+
+    /// True when it holds no primitive.
+    pub fn is_empty(&self) -> bool {
+        self.primitives.is_empty()
+    }
+
+    /// Bytes used (nodes and packed primitives), beyond the geometry's own data.
+    pub fn memory_bytes(&self) -> usize {
+        self.bvh.memory_bytes() + self.primitives.len() * std::mem::size_of::<PackedPrimitive>()
+    }
+
+    /// The tree.
+    pub fn bvh(&self) -> &Bvh {
+        &self.bvh
+    }
+
+    /// Feeds `functor` every primitive in a leaf whose path `enter` accepts.
+    pub fn for_each_candidate<F: PrimitiveFunctor + ?Sized>(
+        &self,
+        vertices: &[Vec3],
+        enter: impl FnMut(&Aabb) -> bool,
+        functor: &mut F,
+    ) {
+        self.bvh.for_each_leaf(enter, |range| {
+            for p in &self.primitives[range] {
+                emit(p, vertices, functor);
+            }
+        });
+    }
+
+    /// Nearest-first traversal for rays: `entry` gives the parameter at which the query
+    /// enters a node's box (`None` when it misses it), nearer children are visited first,
+    /// and a node entered beyond `limit` is skipped (the functor may lower `limit` as it
+    /// finds hits).
+    pub fn for_each_candidate_ordered<F: PrimitiveFunctor + ?Sized>(
+        &self,
+        vertices: &[Vec3],
+        mut entry: impl FnMut(&Aabb) -> Option<f64>,
+        limit: &Cell<f64>,
+        functor: &mut F,
+    ) {
+        let nodes = &self.bvh.nodes;
+        let Some(root) = nodes.first() else { return };
+        let Some(t_root) = entry(&root.bounds) else {
+            return;
+        };
+        let mut stack: Vec<(u32, f64)> = Vec::with_capacity(64);
+        stack.push((0, t_root));
+        while let Some((index, t)) = stack.pop() {
+            if t > limit.get() {
+                continue;
+            }
+            let node = &nodes[index as usize];
+            if node.is_leaf() {
+                let range = node.first as usize..(node.first + node.count) as usize;
+                for p in &self.primitives[range] {
+                    emit(p, vertices, functor);
+                }
+                continue;
+            }
+            let (a, b) = (node.first, node.first + 1);
+            let ta = entry(&nodes[a as usize].bounds);
+            let tb = entry(&nodes[b as usize].bounds);
+            match (ta, tb) {
+                (Some(ta), Some(tb)) if ta <= tb => {
+                    stack.push((b, tb));
+                    stack.push((a, ta));
+                }
+                (Some(ta), Some(tb)) => {
+                    stack.push((a, ta));
+                    stack.push((b, tb));
+                }
+                (Some(ta), None) => stack.push((a, ta)),
+                (None, Some(tb)) => stack.push((b, tb)),
+                (None, None) => {}
+            }
+        }
+    }
+}
+
+/// Hands one stored primitive to the functor, exactly as the decomposition did.
+#[inline]
+fn emit<F: PrimitiveFunctor + ?Sized>(p: &PackedPrimitive, vertices: &[Vec3], functor: &mut F) {
+    let v = |i: u32| vertices.get(i as usize).copied();
+    let [i0, i1, i2] = p.indices;
+    match p.kind() {
+        PrimitiveKind::Triangle => {
+            if let (Some(a), Some(b), Some(c)) = (v(i0), v(i1), v(i2)) {
+                functor.triangle([a, b, c], p.indices, p.primitive_index());
+            }
+        }
+        PrimitiveKind::Line => {
+            if let (Some(a), Some(b)) = (v(i0), v(i1)) {
+                functor.line([a, b], [i0, i1], p.primitive_index());
+            }
+        }
+        PrimitiveKind::Point => {
+            if let Some(a) = v(i0) {
+                functor.point(a, i0, p.primitive_index());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drawable::{Drawable, PrimitiveMode, PrimitiveSet};
+
+    #[derive(Default, PartialEq, Debug)]
+    struct Record(Vec<(PrimitiveKind, Vec<u32>, u32)>);
+    impl PrimitiveFunctor for Record {
+        fn point(&mut self, _v: Vec3, i: u32, p: u32) {
+            self.0.push((PrimitiveKind::Point, vec![i], p));
+        }
+        fn line(&mut self, _v: [Vec3; 2], i: [u32; 2], p: u32) {
+            self.0.push((PrimitiveKind::Line, i.to_vec(), p));
+        }
+        fn triangle(&mut self, _v: [Vec3; 3], i: [u32; 3], p: u32) {
+            self.0.push((PrimitiveKind::Triangle, i.to_vec(), p));
+        }
+    }
+
+    #[test]
+    fn the_bvh_emits_exactly_what_the_functor_emits() {
+        let vertices: Vec<Vec3> = (0..40)
+            .map(|i| Vec3::new((i % 7) as f32, (i / 7) as f32, ((i * 13) % 5) as f32))
+            .collect();
+        let g = Geometry::new(vertices)
+            .with_primitive_set(PrimitiveSet::draw_arrays(
+                PrimitiveMode::TriangleStrip,
+                0,
+                20,
+            ))
+            .unwrap()
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Quads, 20, 12))
+            .unwrap()
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::LineLoop, 32, 5))
+            .unwrap()
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Points, 37, 3))
+            .unwrap();
+        let mut plain = Record::default();
+        g.accept(&mut plain);
+        let bvh = PrimitiveBvh::build(&g).unwrap();
+        let mut accelerated = Record::default();
+        bvh.for_each_candidate(g.vertices(), |_| true, &mut accelerated);
+        plain.0.sort();
+        accelerated.0.sort();
+        assert_eq!(plain, accelerated);
+        assert_eq!(bvh.len(), 18 + 6 + 5 + 3);
+        assert!(bvh.memory_bytes() <= 32 * bvh.len());
+    }
+
+    #[test]
+    fn packing_keeps_kind_and_index() {
+        let p = PackedPrimitive::new(PrimitiveKind::Line, [1, 2, 2], INDEX_MASK);
+        assert_eq!(p.kind(), PrimitiveKind::Line);
+        assert_eq!(p.primitive_index(), INDEX_MASK);
+    }
+}

@@ -1,0 +1,158 @@
+//! The BVH path gives exactly the plain traversal's answers: same hits, same order, same
+//! numbers, for segments (every limit), polytopes and spheres, on real scenes.
+
+use std::path::PathBuf;
+
+use glam::{DQuat, DVec3};
+use scene_intersect::prelude::*;
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn in_box(&mut self, min: DVec3, max: DVec3) -> DVec3 {
+        DVec3::new(
+            min.x + (max.x - min.x) * self.next(),
+            min.y + (max.y - min.y) * self.next(),
+            min.z + (max.z - min.z) * self.next(),
+        )
+    }
+}
+
+fn scenes() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("data/city.glb")];
+    let shared = root.join("../shared/data");
+    if shared.is_dir() {
+        for f in [
+            "truck_town.glb",
+            "zdm2.glb",
+            "littlest_tokyo.glb",
+            "milk_truck.glb",
+        ] {
+            files.push(shared.join(f));
+        }
+    } else {
+        eprintln!("skipping the shared scenes: ../shared/data is absent");
+    }
+    files
+}
+
+fn run<I: Intersector>(scene: &SceneGraph, root: NodeId, accelerated: bool, i: &mut I) {
+    let mut v = IntersectionVisitor::new();
+    v.set_use_acceleration(accelerated);
+    v.apply(scene, root, i).unwrap();
+}
+
+#[test]
+fn accelerated_equals_plain_on_real_scenes() {
+    for path in scenes() {
+        let (scene, import) = load_gltf(&path).unwrap();
+        let root = import.root;
+        let bound = scene.node_bound(root).unwrap();
+        // Keep queries near the interesting part (the centre 60% of the bounding sphere).
+        let r = bound.radius * 0.6;
+        let (min, max) = (
+            bound.center - DVec3::splat(r),
+            bound.center + DVec3::splat(r),
+        );
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut total_hits = 0;
+        for q in 0..40 {
+            let a = rng.in_box(min, max);
+            let b = rng.in_box(min, max);
+            for limit in [
+                IntersectionLimit::None,
+                IntersectionLimit::Nearest,
+                IntersectionLimit::OnePerDrawable,
+            ] {
+                let seg = LineSegmentIntersector::new(a, b).unwrap().with_limit(limit);
+                let (mut plain, mut fast) = (seg.clone(), seg);
+                run(&scene, root, false, &mut plain);
+                run(&scene, root, true, &mut fast);
+                assert_eq!(
+                    plain.intersections(),
+                    fast.intersections(),
+                    "{path:?} segment {q} {limit:?}"
+                );
+                total_hits += plain.intersections().len();
+            }
+            // A vehicle-sized box, randomly turned about y.
+            let center = rng.in_box(min, max);
+            let half = DVec3::new(
+                1.0 + 2.0 * rng.next(),
+                1.0 + rng.next(),
+                2.0 + 4.0 * rng.next(),
+            ) * (r / 50.0).max(1.0);
+            let turn = DQuat::from_rotation_y(rng.next() * std::f64::consts::TAU);
+            let poly =
+                PolytopeIntersector::new(Polytope::from_oriented_box(center, half, turn).unwrap());
+            let (mut plain, mut fast) = (poly.clone(), poly);
+            run(&scene, root, false, &mut plain);
+            run(&scene, root, true, &mut fast);
+            assert_eq!(
+                plain.intersections(),
+                fast.intersections(),
+                "{path:?} box {q}"
+            );
+            total_hits += plain.intersections().len();
+            let ball = SphereIntersector::new(
+                rng.in_box(min, max),
+                (0.5 + 9.5 * rng.next()) * (r / 50.0).max(1.0),
+            )
+            .unwrap();
+            let (mut plain, mut fast) = (ball.clone(), ball);
+            run(&scene, root, false, &mut plain);
+            run(&scene, root, true, &mut fast);
+            assert_eq!(
+                plain.intersections(),
+                fast.intersections(),
+                "{path:?} sphere {q}"
+            );
+            total_hits += plain.intersections().len();
+        }
+        // The comparison means something only if the queries hit things.
+        assert!(total_hits > 40, "{path:?}: only {total_hits} hits");
+    }
+}
+
+#[test]
+fn an_edit_rebuilds_the_bvh() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/city.glb");
+    let (mut scene, import) = load_gltf(&path).unwrap();
+    scene.build_acceleration();
+    // The first node named "ground" is the geode (the transform comes later in the
+    // arena); it holds one drawable per strip row.
+    let ground = scene.find_node("ground").unwrap();
+    let drawables = scene.node(ground).unwrap().drawables().to_vec();
+    assert!(!drawables.is_empty());
+    // Lift the whole ground by 7 m: the BVHs must follow, or the segment would miss it.
+    for d in drawables {
+        for v in scene.geometry_mut(d).unwrap().vertices_mut() {
+            v.y += 7.0;
+        }
+    }
+    let probe = |scene: &SceneGraph| {
+        let mut i = LineSegmentIntersector::new(
+            DVec3::new(-10.0, 50.0, -50.0),
+            DVec3::new(-10.0, -50.0, -50.0),
+        )
+        .unwrap();
+        run(scene, import.root, true, &mut i);
+        i.intersections()
+            .iter()
+            .map(|h| h.world_point.y)
+            .collect::<Vec<_>>()
+    };
+    let ys = probe(&scene);
+    assert!(ys.iter().any(|&y| (y - 7.0).abs() < 1e-9), "{ys:?}");
+    assert!(
+        !ys.contains(&0.0),
+        "a stale BVH still answers with the old ground: {ys:?}"
+    );
+}
