@@ -536,8 +536,13 @@ fn window_picking_matches_the_camera() {
     add_mesh(&mut s, root, "sq", square_at(0.0));
     // Camera 10 m above the origin looking down, 90 degree vertical field of view,
     // a 200 x 100 viewport.
-    let view = DMat4::look_at_rh(DVec3::new(0.0, 10.0, 0.0), DVec3::ZERO, DVec3::NEG_Z);
-    let projection = DMat4::perspective_rh_gl(std::f64::consts::FRAC_PI_2, 2.0, 1.0, 100.0);
+    let view = glam::dcamera::rh::view::look_at_mat4(
+        DVec3::new(0.0, 10.0, 0.0),
+        DVec3::ZERO,
+        DVec3::NEG_Z,
+    );
+    let projection =
+        glam::dcamera::rh::proj::opengl::perspective(std::f64::consts::FRAC_PI_2, 2.0, 1.0, 100.0);
     let viewport = Viewport::new(0.0, 0.0, 200.0, 100.0).unwrap();
     let mut v = IntersectionVisitor::new();
     v.set_view_matrix(view)

@@ -167,8 +167,12 @@ mod tests {
 
     #[test]
     fn frustum_contains_points_in_view() {
-        let view = DMat4::look_at_rh(DVec3::new(0.0, 0.0, 10.0), DVec3::ZERO, DVec3::Y);
-        let proj = DMat4::perspective_rh_gl(1.0, 1.0, 1.0, 100.0);
+        let view = glam::dcamera::rh::view::look_at_mat4(
+            DVec3::new(0.0, 0.0, 10.0),
+            DVec3::ZERO,
+            DVec3::Y,
+        );
+        let proj = glam::dcamera::rh::proj::opengl::perspective(1.0, 1.0, 1.0, 100.0);
         let f = Polytope::from_frustum(proj * view, ClipDepth::NegativeOneToOne).unwrap();
         assert!(f.contains(DVec3::ZERO));
         assert!(
@@ -180,7 +184,7 @@ mod tests {
             "past the far plane"
         );
         assert!(!f.contains(DVec3::new(50.0, 0.0, 0.0)), "off to the side");
-        let proj = DMat4::perspective_rh(1.0, 1.0, 1.0, 100.0);
+        let proj = glam::dcamera::rh::proj::directx::perspective(1.0, 1.0, 1.0, 100.0);
         let f = Polytope::from_frustum(proj * view, ClipDepth::ZeroToOne).unwrap();
         assert!(f.contains(DVec3::ZERO));
         assert!(!f.contains(DVec3::new(0.0, 0.0, 9.5)));

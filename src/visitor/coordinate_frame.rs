@@ -41,10 +41,10 @@ impl CoordinateFrame {
 /// The depth range of normalized device coordinates the projection matrix produces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ClipDepth {
-    /// OpenGL (and OSG): NDC z in [-1, 1] (`DMat4::perspective_rh_gl`).
+    /// OpenGL (and OSG): NDC z in [-1, 1] (`glam::dcamera::rh::proj::opengl::perspective`).
     #[default]
     NegativeOneToOne,
-    /// Vulkan, Direct3D, Metal, wgpu: NDC z in [0, 1] (`DMat4::perspective_rh`).
+    /// Vulkan, Direct3D, Metal, wgpu: NDC z in [0, 1] (`glam::dcamera::rh::proj::directx::perspective`).
     ZeroToOne,
 }
 
