@@ -105,6 +105,16 @@ impl BvhNode {
     }
 }
 
+/// What drives [`Bvh::for_each_leaf_ordered`].
+pub trait OrderedVisitor {
+    /// A node's order key, or `None` to skip it.
+    fn entry(&mut self, bounds: &Aabb) -> Option<f64>;
+    /// Nodes keyed past this are skipped.
+    fn limit(&self) -> f64;
+    /// Handles a leaf's item range; false stops the walk.
+    fn leaf(&mut self, items: std::ops::Range<usize>) -> bool;
+}
+
 /// A built hierarchy: the nodes (root first) and the order items must be stored in.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Bvh {
@@ -222,6 +232,48 @@ impl Bvh {
                 // fall back to recursion on the subtree.
                 self.for_each_leaf_from(node.first, &mut enter, &mut leaf);
                 self.for_each_leaf_from(node.first + 1, &mut enter, &mut leaf);
+            }
+        }
+    }
+
+    /// Nearest-first traversal driven by `visitor`: nodes it enters are visited in the
+    /// order of their keys (nearer child first), a node keyed past the visitor's limit is
+    /// skipped, and the walk stops when a leaf returns false.
+    pub fn for_each_leaf_ordered(&self, visitor: &mut impl OrderedVisitor) {
+        let Some(root) = self.nodes.first() else {
+            return;
+        };
+        let Some(t_root) = visitor.entry(&root.bounds) else {
+            return;
+        };
+        let mut stack: smallvec::SmallVec<[(u32, f64); 64]> = smallvec::SmallVec::new();
+        stack.push((0, t_root));
+        while let Some((index, t)) = stack.pop() {
+            if t > visitor.limit() {
+                continue;
+            }
+            let node = &self.nodes[index as usize];
+            if node.is_leaf() {
+                if !visitor.leaf(node.first as usize..(node.first + node.count) as usize) {
+                    return;
+                }
+                continue;
+            }
+            let (a, b) = (node.first, node.first + 1);
+            let ta = visitor.entry(&self.nodes[a as usize].bounds);
+            let tb = visitor.entry(&self.nodes[b as usize].bounds);
+            match (ta, tb) {
+                (Some(ta), Some(tb)) if ta <= tb => {
+                    stack.push((b, tb));
+                    stack.push((a, ta));
+                }
+                (Some(ta), Some(tb)) => {
+                    stack.push((a, ta));
+                    stack.push((b, tb));
+                }
+                (Some(ta), None) => stack.push((a, ta)),
+                (None, Some(tb)) => stack.push((b, tb)),
+                (None, None) => {}
             }
         }
     }

@@ -1,4 +1,5 @@
-//! Acceleration structures: bounding volume hierarchies over a drawable's primitives.
+//! Acceleration structures: bounding volume hierarchies over a drawable's primitives
+//! ([`PrimitiveBvh`]) and over every drawable instance under a root ([`SceneIndex`]).
 //!
 //! Queries fed from a [`PrimitiveBvh`] see exactly the primitives, vertex indices and
 //! primitive indices the plain decomposition gives, so accelerated and plain results are
@@ -9,6 +10,8 @@
 
 mod bvh;
 mod primitive_bvh;
+mod scene_index;
 
-pub use bvh::{Aabb, Bvh, BvhNode, MAX_LEAF_ITEMS};
+pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_LEAF_ITEMS};
 pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVES};
+pub use scene_index::{Gate, Instance, SceneIndex};

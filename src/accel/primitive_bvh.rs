@@ -161,7 +161,9 @@ impl PrimitiveBvh {
         let Some(t_root) = entry(&root.bounds) else {
             return;
         };
-        let mut stack: Vec<(u32, f64)> = Vec::with_capacity(64);
+        // A binned-SAH tree over at most 2^30 primitives stays far below 64 levels on
+        // real data; a deeper one spills to a heap stack instead of failing.
+        let mut stack: smallvec::SmallVec<[(u32, f64); 64]> = smallvec::SmallVec::new();
         stack.push((0, t_root));
         while let Some((index, t)) = stack.pop() {
             if t > limit.get() {

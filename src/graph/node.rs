@@ -84,6 +84,8 @@ pub struct Node {
     pub(crate) children: Vec<NodeId>,
     pub(crate) parents: SmallVec<[NodeId; 2]>,
     pub(crate) bound: OnceLock<BoundingSphere>,
+    /// The instance index of the subgraph under this node, when it served as a root.
+    pub(crate) index: OnceLock<Box<crate::accel::SceneIndex>>,
 }
 
 impl Node {
@@ -95,6 +97,7 @@ impl Node {
             children: Vec::new(),
             parents: SmallVec::new(),
             bound: OnceLock::new(),
+            index: OnceLock::new(),
         }
     }
 

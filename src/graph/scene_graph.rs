@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 
 use super::{DrawableId, GraphError, Lod, Node, NodeId, NodeKind, ReferenceFrame, Transform};
-use crate::accel::PrimitiveBvh;
+use crate::accel::{PrimitiveBvh, SceneIndex};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::{Drawable, Geometry};
 
@@ -256,15 +256,25 @@ impl SceneGraph {
             .as_ref()
     }
 
-    /// Builds every missing primitive BVH now, in parallel, and every node bound, so the
-    /// first queries pay nothing. (Queries build what they need lazily otherwise.)
+    /// The instance index of the subgraph under `root`, built on first use (see
+    /// [`SceneIndex`]); `None` for an unknown id. Any edit below `root` drops it.
+    pub fn scene_index(&self, root: NodeId) -> Option<&SceneIndex> {
+        let node = self.nodes.get(root)?;
+        Some(
+            node.index
+                .get_or_init(|| Box::new(SceneIndex::build(self, root))),
+        )
+    }
+
+    /// Builds every missing primitive BVH now, in parallel, and the instance index of
+    /// every root, so the first queries pay nothing. (Queries build what they need lazily otherwise.)
     pub fn build_acceleration(&self) {
         let ids: Vec<DrawableId> = self.drawables.keys().collect();
         ids.par_iter().for_each(|&id| {
             let _ = self.primitive_bvh(id);
         });
         for root in self.roots() {
-            let _ = self.node_bound(root);
+            let _ = self.scene_index(root);
         }
     }
 
@@ -735,6 +745,7 @@ impl SceneGraph {
         stack.push(id);
         while let Some(n) = stack.pop() {
             if let Some(node) = self.nodes.get_mut(n) {
+                node.index.take();
                 if node.bound.take().is_some() {
                     stack.extend(node.parents.iter().copied());
                 }

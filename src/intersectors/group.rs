@@ -148,6 +148,14 @@ impl Intersector for AnyIntersector {
         dispatch_local!(self, local, i, l => i.enter_drawable(l, bound))
     }
 
+    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+        dispatch!(self, i => i.enter_world_box(bound))
+    }
+
+    fn world_limit(&self) -> f64 {
+        dispatch!(self, i => i.world_limit())
+    }
+
     fn intersect(
         &mut self,
         local: &AnyLocal,
@@ -185,6 +193,15 @@ impl Intersector for IntersectorGroup {
             .iter()
             .zip(local)
             .any(|(m, l)| !m.reached_limit() && m.enter_node(l, bound))
+    }
+
+    /// Entered when any member wants it; ordered by the nearest member key.
+    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+        self.members
+            .iter()
+            .filter(|m| !m.reached_limit())
+            .filter_map(|m| m.enter_world_box(bound).filter(|&t| t <= m.world_limit()))
+            .min_by(f64::total_cmp)
     }
 
     fn enter_drawable(&self, local: &Vec<AnyLocal>, bound: &BoundingBox) -> bool {

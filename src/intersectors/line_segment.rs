@@ -6,7 +6,7 @@ use glam::{DMat3, DMat4, DVec3, Vec3};
 use smallvec::{smallvec, SmallVec};
 
 use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
-use super::{intersect_segment_triangle, PrimitiveKind, QueryError};
+use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
 use crate::accel::Aabb;
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::closest_point_on_segment;
@@ -229,7 +229,21 @@ struct SegmentFunctor<'a> {
     world_end: DVec3,
     local_to_world: &'a DMat4,
     world_to_local: &'a DMat4,
+    /// When only the nearest hit matters: the best ratio so far, lowered as hits come;
+    /// triangles crossed beyond it are not tested further.
+    ratio_limit: Option<&'a Cell<f64>>,
     out: &'a mut Vec<RawHit>,
+}
+
+impl SegmentFunctor<'_> {
+    fn push(&mut self, hit: RawHit) {
+        if let Some(limit) = self.ratio_limit {
+            if hit.ratio < limit.get() {
+                limit.set(hit.ratio);
+            }
+        }
+        self.out.push(hit);
+    }
 }
 
 impl PrimitiveFunctor for SegmentFunctor<'_> {
@@ -238,7 +252,7 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
         let w = self.local_to_world.transform_point3(v.as_dvec3());
         let c = closest_point_on_segment(w, self.world_start, self.world_end);
         if c.point.distance(w) <= tol {
-            self.out.push(RawHit {
+            self.push(RawHit {
                 ratio: c.t,
                 primitive_index,
                 kind: PrimitiveKind::Point,
@@ -257,7 +271,7 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
         let (s, t, on_segment, on_line) =
             closest_points_segment_segment(self.world_start, self.world_end, p, q);
         if on_segment.distance(on_line) <= tol {
-            self.out.push(RawHit {
+            self.push(RawHit {
                 ratio: s,
                 primitive_index,
                 kind: PrimitiveKind::Line,
@@ -271,10 +285,16 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
 
     fn triangle(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive_index: u32) {
         let [a, b, c] = v.map(|v| v.as_dvec3());
-        if let Some(hit) =
-            intersect_segment_triangle(self.segment.start, self.segment.direction, a, b, c)
-        {
-            self.out.push(RawHit {
+        let t_max = self.ratio_limit.map_or(1.0, Cell::get);
+        if let Some(hit) = intersect_segment_triangle_up_to(
+            self.segment.start,
+            self.segment.direction,
+            a,
+            b,
+            c,
+            t_max,
+        ) {
+            self.push(RawHit {
                 ratio: hit.t,
                 primitive_index,
                 kind: PrimitiveKind::Triangle,
@@ -371,35 +391,52 @@ fn segment_box_entry(s: DVec3, d: DVec3, min: DVec3, max: DVec3, pad: f64) -> Op
     Some(t0)
 }
 
-/// Lowers a shared ratio limit as hits are found, so a nearest-first BVH traversal can
-/// skip boxes beyond the nearest hit so far.
-struct NearestTracker<'a, 'b> {
-    inner: &'a mut SegmentFunctor<'b>,
-    limit: &'a Cell<f64>,
+/// A segment ready for many box tests: the inverse direction per axis, computed once.
+struct SlabSegment {
+    start: DVec3,
+    inverse: DVec3,
+    parallel: [bool; 3],
+    pad: f64,
 }
 
-impl NearestTracker<'_, '_> {
-    fn update(&mut self) {
-        if let Some(h) = self.inner.out.last() {
-            if h.ratio < self.limit.get() {
-                self.limit.set(h.ratio);
-            }
+impl SlabSegment {
+    fn new(start: DVec3, direction: DVec3, pad: f64) -> Self {
+        SlabSegment {
+            start,
+            inverse: DVec3::ONE / direction,
+            parallel: [direction.x == 0.0, direction.y == 0.0, direction.z == 0.0],
+            pad,
         }
     }
-}
 
-impl PrimitiveFunctor for NearestTracker<'_, '_> {
-    fn point(&mut self, v: Vec3, index: u32, primitive_index: u32) {
-        self.inner.point(v, index, primitive_index);
-        self.update();
-    }
-    fn line(&mut self, v: [Vec3; 2], indices: [u32; 2], primitive_index: u32) {
-        self.inner.line(v, indices, primitive_index);
-        self.update();
-    }
-    fn triangle(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive_index: u32) {
-        self.inner.triangle(v, indices, primitive_index);
-        self.update();
+    /// Same answers as [`segment_box_entry`], without divisions.
+    #[inline]
+    fn entry(&self, b: &Aabb) -> Option<f64> {
+        let (min, max) = b.as_dvec3();
+        let (min, max) = (min - DVec3::splat(self.pad), max + DVec3::splat(self.pad));
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        for k in 0..3 {
+            let s = self.start[k];
+            if self.parallel[k] {
+                if s < min[k] || s > max[k] {
+                    return None;
+                }
+            } else {
+                let (mut ta, mut tb) = (
+                    (min[k] - s) * self.inverse[k],
+                    (max[k] - s) * self.inverse[k],
+                );
+                if ta > tb {
+                    std::mem::swap(&mut ta, &mut tb);
+                }
+                t0 = t0.max(ta);
+                t1 = t1.min(tb);
+                if t0 > t1 {
+                    return None;
+                }
+            }
+        }
+        Some(t0)
     }
 }
 
@@ -455,6 +492,25 @@ impl Intersector for LineSegmentIntersector {
         true
     }
 
+    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+        let pad = self.tolerance.unwrap_or(0.0)
+            + cull_padding(
+                bound.radius(),
+                bound.min.abs().max(bound.max.abs()).max_element(),
+            );
+        segment_box_entry(
+            self.world_start,
+            self.world_end - self.world_start,
+            bound.min,
+            bound.max,
+            pad,
+        )
+    }
+
+    fn world_limit(&self) -> f64 {
+        self.best_ratio()
+    }
+
     fn enter_drawable(&self, local: &LocalSegment, bound: &BoundingBox) -> bool {
         if bound.is_empty() {
             return false;
@@ -472,6 +528,9 @@ impl Intersector for LineSegmentIntersector {
     ) {
         let mut raw = std::mem::take(&mut self.scratch);
         raw.clear();
+        // Unless every hit is wanted, only this visit's nearest can be kept: the limit
+        // starts at the best ratio so far (Nearest) and drops as hits are found.
+        let limit = Cell::new(self.best_ratio());
         let mut functor = SegmentFunctor {
             segment: local,
             tolerance: self.tolerance,
@@ -479,32 +538,16 @@ impl Intersector for LineSegmentIntersector {
             world_end: self.world_end,
             local_to_world: context.local_to_world,
             world_to_local: context.world_to_local,
+            ratio_limit: (self.limit != IntersectionLimit::None).then_some(&limit),
             out: &mut raw,
         };
         match context.accelerated(drawable) {
             Some((bvh, vertices)) => {
-                let root = bvh.bvh().bounds();
-                let (min, max) = root.as_dvec3();
+                let (min, max) = bvh.bvh().bounds().as_dvec3();
                 let pad = local.tolerance
                     + cull_padding((max - min).length(), min.abs().max(max.abs()).max_element());
-                let entry = |b: &Aabb| {
-                    let (min, max) = b.as_dvec3();
-                    segment_box_entry(local.start, local.direction, min, max, pad)
-                };
-                // Only the nearest hit of this visit can be kept unless the limit is None.
-                let limit = Cell::new(match self.limit {
-                    IntersectionLimit::None => f64::INFINITY,
-                    _ => self.best_ratio(),
-                });
-                if self.limit == IntersectionLimit::None {
-                    bvh.for_each_candidate_ordered(vertices, entry, &limit, &mut functor);
-                } else {
-                    let mut tracker = NearestTracker {
-                        inner: &mut functor,
-                        limit: &limit,
-                    };
-                    bvh.for_each_candidate_ordered(vertices, entry, &limit, &mut tracker);
-                }
+                let slab = SlabSegment::new(local.start, local.direction, pad);
+                bvh.for_each_candidate_ordered(vertices, |b| slab.entry(b), &limit, &mut functor);
             }
             None => drawable.accept(&mut functor),
         }

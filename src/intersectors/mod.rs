@@ -24,5 +24,7 @@ pub use line_segment::{LineSegmentHit, LineSegmentIntersector, LocalSegment};
 pub use polytope::{Polytope, MAX_PLANES};
 pub use polytope_intersector::{LocalPolytope, PolytopeHit, PolytopeIntersector};
 pub use primitive_mask::{PrimitiveKind, PrimitiveMask};
-pub use segment_triangle::{intersect_segment_triangle, SegmentTriangleHit};
+pub use segment_triangle::{
+    intersect_segment_triangle, intersect_segment_triangle_up_to, SegmentTriangleHit,
+};
 pub use sphere::{LocalSphere, SphereHit, SphereIntersector};

@@ -76,6 +76,7 @@ pub struct PolytopeIntersector {
     limit: IntersectionLimit,
     primitive_mask: PrimitiveMask,
     world_planes: Polytope,
+    world_normalized: SmallVec<[DVec4; 8]>,
     world_reference: DVec4,
     hits: Vec<PolytopeHit>,
 }
@@ -99,6 +100,7 @@ impl PolytopeIntersector {
         PolytopeIntersector {
             frame,
             world_planes: polytope.clone(),
+            world_normalized: SmallVec::new(),
             polytope,
             reference_plane: None,
             limit: IntersectionLimit::None,
@@ -275,6 +277,21 @@ fn normalize(raw: &mut Vec<RawHit>) {
     *raw = merged;
 }
 
+/// The planes scaled to unit normals (for distance tests against bounds).
+fn normalized_planes(planes: &[DVec4]) -> SmallVec<[DVec4; 8]> {
+    planes
+        .iter()
+        .map(|p| {
+            let n = p.truncate().length();
+            if n > 0.0 {
+                *p / n
+            } else {
+                *p
+            }
+        })
+        .collect()
+}
+
 /// True unless the box `[min, max]` lies wholly outside one of the (unit-normal) planes,
 /// with `pad` of slack.
 #[inline]
@@ -315,7 +332,16 @@ impl Intersector for PolytopeIntersector {
             return Err(QueryError::SingularFrame(self.frame.name()));
         }
         self.world_reference = reference / n;
+        self.world_normalized = normalized_planes(self.world_planes.planes());
         Ok(())
+    }
+
+    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+        let pad = cull_padding(
+            bound.radius(),
+            bound.min.abs().max(bound.max.abs()).max_element(),
+        );
+        box_outside_no_plane(&self.world_normalized, bound.min, bound.max, pad).then_some(0.0)
     }
 
     fn localize(&self, local_to_world: &DMat4, _world_to_local: &DMat4) -> LocalPolytope {
@@ -326,17 +352,7 @@ impl Intersector for PolytopeIntersector {
             .iter()
             .copied()
             .collect();
-        let normalized = planes
-            .iter()
-            .map(|p| {
-                let n = p.truncate().length();
-                if n > 0.0 {
-                    *p / n
-                } else {
-                    *p
-                }
-            })
-            .collect();
+        let normalized = normalized_planes(&planes);
         LocalPolytope { planes, normalized }
     }
 

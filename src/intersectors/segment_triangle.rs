@@ -58,8 +58,32 @@ pub fn intersect_segment_triangle(
     b: DVec3,
     c: DVec3,
 ) -> Option<SegmentTriangleHit> {
+    intersect_segment_triangle_up_to(s, d, a, b, c, 1.0)
+}
+
+/// [`intersect_segment_triangle`] for the part `t ∈ [0, t_max]` of the segment (`t_max`
+/// at most 1): a nearest-hit search skips the edge tests of triangles crossed beyond
+/// the best hit so far. For a crossing at `t <= t_max` the answer is the same.
+pub fn intersect_segment_triangle_up_to(
+    s: DVec3,
+    d: DVec3,
+    a: DVec3,
+    b: DVec3,
+    c: DVec3,
+    t_max: f64,
+) -> Option<SegmentTriangleHit> {
     let normal = (b - a).cross(c - a);
     if normal == DVec3::ZERO {
+        return None;
+    }
+    // The plane crossing first: it rejects most triangles before the edge functions,
+    // and every condition below must hold anyway, so the order does not change results.
+    let denominator = normal.dot(d);
+    if denominator == 0.0 {
+        return None;
+    }
+    let t = normal.dot(a - s) / denominator;
+    if !(0.0..=t_max.min(1.0)).contains(&t) {
         return None;
     }
     let e_ab = edge_function(a, b, s, d);
@@ -71,12 +95,7 @@ pub fn intersect_segment_triangle(
         return None;
     }
     let sum = e_ab + e_bc + e_ca;
-    let denominator = normal.dot(d);
-    if sum == 0.0 || denominator == 0.0 || !sum.is_finite() {
-        return None;
-    }
-    let t = normal.dot(a - s) / denominator;
-    if !(0.0..=1.0).contains(&t) {
+    if sum == 0.0 || !sum.is_finite() {
         return None;
     }
     let weights = [e_bc / sum, e_ca / sum, e_ab / sum];

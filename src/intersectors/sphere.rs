@@ -276,6 +276,16 @@ impl Intersector for SphereIntersector {
             || bound.center.distance_squared(local.center) <= reach * reach
     }
 
+    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+        let pad = cull_padding(
+            bound.radius(),
+            bound.min.abs().max(bound.max.abs()).max_element(),
+        );
+        let reach = self.radius + pad;
+        let nearest = self.world_center.clamp(bound.min, bound.max);
+        (nearest.distance_squared(self.world_center) <= reach * reach).then_some(0.0)
+    }
+
     fn enter_drawable(&self, local: &LocalSphere, bound: &BoundingBox) -> bool {
         if bound.is_empty() {
             return false;

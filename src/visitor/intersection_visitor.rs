@@ -3,7 +3,9 @@
 use glam::{DMat4, DVec3};
 
 use super::{DrawableContext, FrameContext, Intersector, Viewport};
-use crate::graph::{NodeId, NodeKind, ReferenceFrame, SceneGraph};
+use crate::accel::{Aabb, Gate, Instance, OrderedVisitor, SceneIndex};
+use crate::bounding::BoundingBox;
+use crate::graph::{Lod, Node, NodeId, NodeKind, ReferenceFrame, SceneGraph};
 use crate::intersectors::QueryError;
 
 /// Which children of a [`NodeKind::Lod`] the visitor enters.
@@ -182,12 +184,157 @@ impl IntersectionVisitor {
             return Err(QueryError::UnknownRoot);
         }
         intersector.begin(&self.frames)?;
+        if self.use_acceleration {
+            if let Some(index) = scene.scene_index(root) {
+                self.visit_index(scene, index, intersector);
+                intersector.end();
+                return Ok(());
+            }
+        }
         self.node_path.clear();
         let identity = DMat4::IDENTITY;
         let local = intersector.localize(&identity, &identity);
         self.visit(scene, root, intersector, &local, &identity, &identity);
         intersector.end();
         Ok(())
+    }
+
+    /// Whether a node passes the mask test.
+    #[inline]
+    fn mask_allows(&self, node: &Node) -> bool {
+        self.traversal_mask & (self.override_mask | node.node_mask()) != 0
+    }
+
+    /// The LOD children this visitor enters, as positions.
+    fn lod_selects(
+        &self,
+        lod: &Lod,
+        position: usize,
+        center: DVec3,
+        local_to_world: &DMat4,
+    ) -> bool {
+        match self.lod_selection {
+            LodSelection::HighestDetail => {
+                lod.ranges
+                    .iter()
+                    .enumerate()
+                    .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+                    .map(|(i, _)| i)
+                    == Some(position)
+            }
+            LodSelection::EyePoint(eye) => {
+                let distance = (local_to_world.transform_point3(center) - eye).length();
+                lod.ranges
+                    .get(position)
+                    .is_some_and(|r| r.0 <= distance && distance < r.1)
+            }
+        }
+    }
+
+    /// Whether the plain traversal would reach this instance: every node on its path
+    /// passes the masks, every switch gate is on, every LOD gate is selected.
+    fn reaches(&self, scene: &SceneGraph, instance: &Instance) -> bool {
+        let masks_pass = instance
+            .path
+            .iter()
+            .all(|&n| scene.node(n).is_some_and(|node| self.mask_allows(node)));
+        masks_pass
+            && instance.gates.iter().all(|gate| match gate {
+                Gate::Switch { node, position } => {
+                    scene.node(*node).is_some_and(|n| match n.kind() {
+                        NodeKind::Switch { enabled } => {
+                            enabled.get(*position).copied().unwrap_or(false)
+                        }
+                        _ => false,
+                    })
+                }
+                Gate::Lod {
+                    node,
+                    position,
+                    local_to_world,
+                } => scene.node(*node).is_some_and(|n| match n.kind() {
+                    NodeKind::Lod(lod) => {
+                        let center = lod
+                            .center
+                            .or_else(|| scene.node_bound(*node).map(|b| b.center))
+                            .unwrap_or(DVec3::ZERO);
+                        self.lod_selects(lod, *position, center, local_to_world)
+                    }
+                    _ => false,
+                }),
+            })
+    }
+
+    /// The accelerated traversal: the scene index's instances, nearest first for the
+    /// intersectors that order them, gated as the plain traversal would reach them.
+    fn visit_index<I: Intersector>(
+        &self,
+        scene: &SceneGraph,
+        index: &SceneIndex,
+        intersector: &mut I,
+    ) {
+        struct Walk<'a, I: Intersector> {
+            visitor: &'a IntersectionVisitor,
+            scene: &'a SceneGraph,
+            instances: &'a [Instance],
+            intersector: &'a mut I,
+        }
+        fn world_box(b: &Aabb) -> BoundingBox {
+            let (min, max) = b.as_dvec3();
+            BoundingBox { min, max }
+        }
+        impl<I: Intersector> OrderedVisitor for Walk<'_, I> {
+            fn entry(&mut self, bounds: &Aabb) -> Option<f64> {
+                self.intersector.enter_world_box(&world_box(bounds))
+            }
+            fn limit(&self) -> f64 {
+                self.intersector.world_limit()
+            }
+            fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
+                for instance in &self.instances[items] {
+                    if self.intersector.reached_limit() {
+                        return false;
+                    }
+                    let entered = self
+                        .intersector
+                        .enter_world_box(&world_box(&instance.world_box));
+                    if entered.is_none_or(|t| t > self.intersector.world_limit())
+                        || !self.visitor.reaches(self.scene, instance)
+                    {
+                        continue;
+                    }
+                    let (Some(drawable), Some(bound)) = (
+                        self.scene.drawable(instance.drawable),
+                        self.scene.drawable_bound(instance.drawable),
+                    ) else {
+                        continue;
+                    };
+                    let local = self
+                        .intersector
+                        .localize(&instance.local_to_world, &instance.world_to_local);
+                    if !self.intersector.enter_drawable(&local, &bound) {
+                        continue;
+                    }
+                    let context = DrawableContext {
+                        scene: self.scene,
+                        node_path: &instance.path,
+                        drawable: instance.drawable,
+                        local_to_world: &instance.local_to_world,
+                        world_to_local: &instance.world_to_local,
+                        use_acceleration: true,
+                    };
+                    self.intersector.intersect(&local, &context, drawable);
+                }
+                !self.intersector.reached_limit()
+            }
+        }
+        let mut walk = Walk {
+            visitor: self,
+            scene,
+            instances: index.instances(),
+            intersector,
+        };
+        index.bvh().for_each_leaf_ordered(&mut walk);
     }
 
     fn visit<I: Intersector>(
@@ -203,7 +350,7 @@ impl IntersectionVisitor {
             return;
         }
         let Some(node) = scene.node(id) else { return };
-        if self.traversal_mask & (self.override_mask | node.node_mask()) == 0 {
+        if !self.mask_allows(node) {
             return;
         }
         let Some(bound) = scene.node_bound(id) else {
@@ -241,35 +388,18 @@ impl IntersectionVisitor {
                 }
             }
             NodeKind::Lod(lod) => {
-                let chosen: Vec<NodeId> = match self.lod_selection {
-                    LodSelection::HighestDetail => lod
-                        .ranges
-                        .iter()
-                        .enumerate()
-                        .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
-                        .and_then(|(i, _)| node.children().get(i).copied())
-                        .into_iter()
-                        .collect(),
-                    LodSelection::EyePoint(eye) => {
-                        let center = lod.center.unwrap_or(bound.center);
-                        let distance = (local_to_world.transform_point3(center) - eye).length();
-                        node.children()
-                            .iter()
-                            .zip(&lod.ranges)
-                            .filter(|(_, r)| r.0 <= distance && distance < r.1)
-                            .map(|(c, _)| *c)
-                            .collect()
+                let center = lod.center.unwrap_or(bound.center);
+                for (position, &child) in node.children().iter().enumerate() {
+                    if self.lod_selects(lod, position, center, local_to_world) {
+                        self.visit(
+                            scene,
+                            child,
+                            intersector,
+                            local,
+                            local_to_world,
+                            world_to_local,
+                        );
                     }
-                };
-                for child in chosen {
-                    self.visit(
-                        scene,
-                        child,
-                        intersector,
-                        local,
-                        local_to_world,
-                        world_to_local,
-                    );
                 }
             }
             NodeKind::Transform(t) => {

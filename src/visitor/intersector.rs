@@ -87,6 +87,21 @@ pub trait Intersector {
     /// Whether a drawable whose box (in this local frame) is `bound` may hold a hit.
     fn enter_drawable(&self, local: &Self::Local, bound: &BoundingBox) -> bool;
 
+    /// Whether a drawable instance whose box in *world* space is `bound` may hold a hit,
+    /// and in which order to visit it (smaller first): used when the visitor runs on a
+    /// scene index instead of walking the graph. The default enters everything, unordered.
+    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+        let _ = bound;
+        Some(0.0)
+    }
+
+    /// Instances ordered past this key by [`enter_world_box`](Self::enter_world_box)
+    /// cannot hold a wanted hit (for example beyond the nearest hit so far). Default:
+    /// none is excluded.
+    fn world_limit(&self) -> f64 {
+        f64::INFINITY
+    }
+
     /// Tests the drawable's primitives and records hits.
     fn intersect(
         &mut self,

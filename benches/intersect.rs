@@ -1,0 +1,511 @@
+//! Query speed against the peers, measured side by side in one run.
+//!
+//! For every scene: segments (all hits and nearest), vehicle-sized oriented boxes
+//! (6-plane polytopes) and spheres, answered by
+//! * `ours`: scene-intersect with its BVHs,
+//! * `plain`: scene-intersect without acceleration (bounding-volume culling only),
+//! * `parry`: parry3d 0.31 on the same triangles flattened into one world-space
+//!   `TriMesh` (its BVH: `cast_local_ray` for nearest, leaves + triangle ray casts for
+//!   all hits, `intersect_aabb` + exact cuboid / ball tests for boxes and spheres);
+//!
+//! plus BVH build time against `TriMesh::new`, and 1 vs 2 threads on a 10 000-query
+//! batch. Before the criterion groups, a ratio table (median of 5 runs of each
+//! workload, same process) is printed. Scenes: `../shared/data` (when present),
+//! `data/city.glb`, and the generated cities `target/bench-cities/city_s3.glb` and
+//! `city_s10.glb` when they exist (see benches/README.md).
+//!
+//! ```text
+//! cargo bench --bench intersect
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
+use parry3d::bounding_volume::Aabb as ParryAabb;
+use parry3d::math::Pose;
+use parry3d::query::{intersection_test, Ray, RayCast};
+use parry3d::shape::{Ball, Cuboid, TriMesh};
+use scene_intersect::accel::PrimitiveBvh;
+use scene_intersect::drawable::PrimitiveFunctor;
+use scene_intersect::intersectors::PrimitiveMask;
+use scene_intersect::prelude::*;
+
+/// Queries per workload batch.
+const BATCH: usize = 256;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * self.next()
+    }
+}
+
+/// A loaded scene with its workloads and its flattened twin for parry.
+struct Bench {
+    name: String,
+    scene: SceneGraph,
+    root: NodeId,
+    parry: TriMesh,
+    parry_vertices: Vec<Vec3>,
+    parry_indices: Vec<[u32; 3]>,
+    segments: Vec<(DVec3, DVec3)>,
+    boxes: Vec<(DVec3, DVec3, DQuat)>,
+    spheres: Vec<(DVec3, f64)>,
+}
+
+/// Every triangle of the scene in world space, walking all node paths.
+fn flatten(scene: &SceneGraph, root: NodeId) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    struct Collect<'a> {
+        m: DMat4,
+        v: &'a mut Vec<Vec3>,
+        i: &'a mut Vec<[u32; 3]>,
+    }
+    impl PrimitiveFunctor for Collect<'_> {
+        fn triangle(&mut self, v: [Vec3; 3], _i: [u32; 3], _p: u32) {
+            let base = self.v.len() as u32;
+            for p in v {
+                self.v.push(self.m.transform_point3(p.as_dvec3()).as_vec3());
+            }
+            self.i.push([base, base + 1, base + 2]);
+        }
+    }
+    let (mut vertices, mut indices) = (Vec::new(), Vec::new());
+    let mut stack = vec![vec![root]];
+    while let Some(path) = stack.pop() {
+        let Some(node) = path.last().and_then(|&id| scene.node(id)) else {
+            continue;
+        };
+        if !node.drawables().is_empty() {
+            let m = scene.local_to_world(&path).unwrap_or(DMat4::IDENTITY);
+            for &d in node.drawables() {
+                if let Some(drawable) = scene.drawable(d) {
+                    drawable.accept(&mut Collect {
+                        m,
+                        v: &mut vertices,
+                        i: &mut indices,
+                    });
+                }
+            }
+        }
+        for &c in node.children() {
+            let mut p = path.clone();
+            p.push(c);
+            stack.push(p);
+        }
+    }
+    (vertices, indices)
+}
+
+fn load(path: &Path) -> Option<Bench> {
+    let (scene, import) = match load_gltf(path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("skipping {}: {e}", path.display());
+            return None;
+        }
+    };
+    scene.build_acceleration();
+    let (parry_vertices, parry_indices) = flatten(&scene, import.root);
+    let parry = TriMesh::new(parry_vertices.clone(), parry_indices.clone()).ok()?;
+    // World box of the scene from the flattened vertices.
+    let (mut lo, mut hi) = (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN));
+    for v in &parry_vertices {
+        lo = lo.min(v.as_dvec3());
+        hi = hi.max(v.as_dvec3());
+    }
+    let size = hi - lo;
+    let mut rng = Rng(0x5eed_1234_abcd_ef01);
+    let point = |rng: &mut Rng| {
+        DVec3::new(
+            rng.range(lo.x, hi.x),
+            rng.range(lo.y, hi.y),
+            rng.range(lo.z, hi.z),
+        )
+    };
+    // Segments crossing the scene: from one side of the box to the opposite side.
+    let mut segments = Vec::new();
+    while segments.len() < 10_000 {
+        let (mut a, mut b) = (point(&mut rng), point(&mut rng));
+        let axis = (rng.next() * 3.0) as usize % 3;
+        a[axis] = lo[axis] - 0.05 * size[axis];
+        b[axis] = hi[axis] + 0.05 * size[axis];
+        segments.push((a, b));
+    }
+    // Car- to truck-sized boxes (4-12 m long) near the ground, any heading.
+    let boxes = (0..BATCH)
+        .map(|_| {
+            let mut c = point(&mut rng);
+            c.y = lo.y + rng.range(0.0, 0.1) * size.y;
+            let half = DVec3::new(
+                rng.range(0.9, 1.3),
+                rng.range(0.7, 1.8),
+                rng.range(2.0, 6.0),
+            );
+            (
+                c,
+                half,
+                DQuat::from_rotation_y(rng.range(0.0, std::f64::consts::TAU)),
+            )
+        })
+        .collect();
+    let spheres = (0..BATCH)
+        .map(|_| (point(&mut rng), rng.range(0.5, 10.0)))
+        .collect();
+    Some(Bench {
+        name: path.file_stem()?.to_string_lossy().into_owned(),
+        scene,
+        root: import.root,
+        parry,
+        parry_vertices,
+        parry_indices,
+        segments,
+        boxes,
+        spheres,
+    })
+}
+
+fn scenes() -> Vec<Bench> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    let shared = root.join("../shared/data");
+    for f in ["littlest_tokyo.glb", "truck_town.glb", "zdm2.glb"] {
+        if shared.join(f).exists() {
+            paths.push(shared.join(f));
+        }
+    }
+    paths.push(root.join("data/city.glb"));
+    for f in ["city_s3.glb", "city_s10.glb"] {
+        let p = root.join("target/bench-cities").join(f);
+        if p.exists() {
+            paths.push(p);
+        } else {
+            eprintln!(
+                "note: {} absent (see benches/README.md to generate it)",
+                p.display()
+            );
+        }
+    }
+    paths.iter().filter_map(|p| load(p)).collect()
+}
+
+// ----- the workloads, one function per (engine, query) -----------------------------
+
+fn ours_segments(
+    b: &Bench,
+    v: &mut IntersectionVisitor,
+    limit: IntersectionLimit,
+    n: usize,
+) -> usize {
+    let mut hits = 0;
+    for &(s, e) in &b.segments[..n] {
+        let mut i = LineSegmentIntersector::new(s, e).unwrap().with_limit(limit);
+        v.apply(&b.scene, b.root, &mut i).unwrap();
+        hits += i.intersections().len();
+    }
+    hits
+}
+
+fn parry_segments_all(b: &Bench, n: usize) -> usize {
+    let mut hits = 0;
+    for &(s, e) in &b.segments[..n] {
+        let ray = Ray::new(s.as_vec3(), (e - s).as_vec3());
+        for leaf in b
+            .parry
+            .bvh()
+            .leaves(|node| node.aabb().intersects_local_ray(&ray, 1.0))
+        {
+            if b.parry
+                .triangle(leaf)
+                .cast_local_ray(&ray, 1.0, false)
+                .is_some()
+            {
+                hits += 1;
+            }
+        }
+    }
+    hits
+}
+
+fn parry_segments_nearest(b: &Bench, n: usize) -> usize {
+    b.segments[..n]
+        .iter()
+        .filter(|(s, e)| {
+            let ray = Ray::new(s.as_vec3(), (*e - *s).as_vec3());
+            b.parry.cast_local_ray(&ray, 1.0, false).is_some()
+        })
+        .count()
+}
+
+fn ours_boxes(b: &Bench, v: &mut IntersectionVisitor) -> usize {
+    let mut hits = 0;
+    for &(c, half, q) in &b.boxes {
+        let p = Polytope::from_oriented_box(c, half, q).unwrap();
+        let mut i = PolytopeIntersector::new(p).with_primitive_mask(PrimitiveMask::TRIANGLES);
+        v.apply(&b.scene, b.root, &mut i).unwrap();
+        hits += i.intersections().len();
+    }
+    hits
+}
+
+fn parry_boxes(b: &Bench) -> usize {
+    let mut hits = 0;
+    for &(c, half, q) in &b.boxes {
+        let cuboid = Cuboid::new(half.as_vec3());
+        let pose = Pose::from_parts(c.as_vec3(), q.as_quat());
+        let aabb = cuboid.aabb(&pose);
+        for t in b.parry.bvh().intersect_aabb(&aabb) {
+            let tri = b.parry.triangle(t);
+            if intersection_test(&pose, &cuboid, &Pose::IDENTITY, &tri)
+                .is_ok_and(|i| i.intersecting)
+            {
+                hits += 1;
+            }
+        }
+    }
+    hits
+}
+
+fn ours_spheres(b: &Bench, v: &mut IntersectionVisitor) -> usize {
+    let mut hits = 0;
+    for &(c, r) in &b.spheres {
+        let mut i = SphereIntersector::new(c, r)
+            .unwrap()
+            .with_primitive_mask(PrimitiveMask::TRIANGLES);
+        v.apply(&b.scene, b.root, &mut i).unwrap();
+        hits += i.intersections().len();
+    }
+    hits
+}
+
+fn parry_spheres(b: &Bench) -> usize {
+    let mut hits = 0;
+    for &(c, r) in &b.spheres {
+        let ball = Ball::new(r as f32);
+        let pose = Pose::from_parts(c.as_vec3(), Quat::IDENTITY);
+        let aabb = ParryAabb::new(
+            (c - DVec3::splat(r)).as_vec3(),
+            (c + DVec3::splat(r)).as_vec3(),
+        );
+        for t in b.parry.bvh().intersect_aabb(&aabb) {
+            let tri = b.parry.triangle(t);
+            if intersection_test(&pose, &ball, &Pose::IDENTITY, &tri).is_ok_and(|i| i.intersecting)
+            {
+                hits += 1;
+            }
+        }
+    }
+    hits
+}
+
+fn ours_build(b: &Bench) -> usize {
+    b.scene
+        .drawables()
+        .filter_map(|(_, d)| d.as_geometry())
+        .filter_map(PrimitiveBvh::build)
+        .map(|bvh| bvh.len())
+        .sum()
+}
+
+fn parry_build(b: &Bench) -> usize {
+    TriMesh::new(b.parry_vertices.clone(), b.parry_indices.clone())
+        .map(|m| m.num_triangles())
+        .unwrap_or(0)
+}
+
+fn ours_batch(b: &Bench, threads: usize) -> usize {
+    let mut queries: Vec<LineSegmentIntersector> = b
+        .segments
+        .iter()
+        .map(|&(s, e)| {
+            LineSegmentIntersector::new(s, e)
+                .unwrap()
+                .with_limit(IntersectionLimit::Nearest)
+        })
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let v = IntersectionVisitor::new();
+    pool.install(|| v.apply_batch(&b.scene, b.root, &mut queries));
+    queries.iter().map(|q| q.intersections().len()).sum()
+}
+
+// ----- the ratio table -------------------------------------------------------------
+
+/// Median wall time of 5 runs, in milliseconds, and the workload's answer count.
+fn median_ms(mut f: impl FnMut() -> usize) -> (f64, usize) {
+    let mut times = Vec::new();
+    let mut answer = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        answer = std::hint::black_box(f());
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    (times[2], answer)
+}
+
+fn ratio_line(scene: &str, what: &str, ours: (f64, usize), other_name: &str, other: (f64, usize)) {
+    println!(
+        "ratio {scene:>16} {what:<22} ours {:>9.3} ms ({:>7} hits)  {other_name} {:>9.3} ms ({:>7} hits)  speed-up {:>6.2}x",
+        ours.0,
+        ours.1,
+        other.0,
+        other.1,
+        other.0 / ours.0
+    );
+}
+
+fn print_ratios(benches: &[Bench]) {
+    println!(
+        "\n== side-by-side, median of 5, {BATCH} queries per workload (10 000 for threads) =="
+    );
+    for b in benches {
+        let mut v = IntersectionVisitor::new();
+        let mut plain = IntersectionVisitor::new();
+        plain.set_use_acceleration(false);
+        let n = BATCH;
+        let all = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::None, n));
+        ratio_line(
+            &b.name,
+            "segments all hits",
+            all,
+            "parry",
+            median_ms(|| parry_segments_all(b, n)),
+        );
+        // The plain traversal is slow on big scenes: time a quarter of the batch, scale up.
+        let quarter = n / 4;
+        let (t, h) = median_ms(|| ours_segments(b, &mut plain, IntersectionLimit::None, quarter));
+        ratio_line(&b.name, "segments all (plain)", all, "plain", (t * 4.0, h));
+        let nearest = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::Nearest, n));
+        ratio_line(
+            &b.name,
+            "segments nearest",
+            nearest,
+            "parry",
+            median_ms(|| parry_segments_nearest(b, n)),
+        );
+        let boxes = median_ms(|| ours_boxes(b, &mut v));
+        ratio_line(
+            &b.name,
+            "boxes (6 planes)",
+            boxes,
+            "parry",
+            median_ms(|| parry_boxes(b)),
+        );
+        ratio_line(
+            &b.name,
+            "boxes (plain)",
+            boxes,
+            "plain",
+            median_ms(|| ours_boxes(b, &mut plain)),
+        );
+        let spheres = median_ms(|| ours_spheres(b, &mut v));
+        ratio_line(
+            &b.name,
+            "spheres",
+            spheres,
+            "parry",
+            median_ms(|| parry_spheres(b)),
+        );
+        ratio_line(
+            &b.name,
+            "build",
+            median_ms(|| ours_build(b)),
+            "parry",
+            median_ms(|| parry_build(b)),
+        );
+        let one = median_ms(|| ours_batch(b, 1));
+        let two = median_ms(|| ours_batch(b, 2));
+        println!(
+            "ratio {:>16} {:<22} 1 thread {:>9.3} ms  2 threads {:>9.3} ms  speed-up {:>6.2}x",
+            b.name,
+            "batch nearest 10k",
+            one.0,
+            two.0,
+            one.0 / two.0
+        );
+        let (bytes, prims) = b.scene.acceleration_memory();
+        println!(
+            "memory {:>15} {prims} primitives, {:.1} bytes per primitive",
+            b.name,
+            bytes as f64 / prims.max(1) as f64
+        );
+    }
+    // Cost per query as the city grows 10x (generated cities).
+    let per_query = |name: &str| {
+        benches.iter().find(|b| b.name == name).map(|b| {
+            let mut v = IntersectionVisitor::new();
+            let (t, _) = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::Nearest, BATCH));
+            (t / BATCH as f64, b.parry_indices.len())
+        })
+    };
+    if let (Some(small), Some(big)) = (per_query("city_s3"), per_query("city_s10")) {
+        println!(
+            "scaling: {} -> {} triangles: nearest segment {:.4} -> {:.4} ms per query ({:.2}x)",
+            small.1,
+            big.1,
+            small.0,
+            big.0,
+            big.0 / small.0
+        );
+    }
+    println!();
+}
+
+// ----- criterion -------------------------------------------------------------------
+
+fn bench_all(c: &mut Criterion) {
+    let benches = scenes();
+    print_ratios(&benches);
+    for b in &benches {
+        let mut group = c.benchmark_group(&b.name);
+        group.sample_size(10);
+        group.warm_up_time(std::time::Duration::from_millis(300));
+        group.measurement_time(std::time::Duration::from_secs(2));
+        let mut v = IntersectionVisitor::new();
+        group.bench_function(BenchmarkId::new("segments_all", "ours"), |x| {
+            x.iter(|| ours_segments(b, &mut v, IntersectionLimit::None, BATCH))
+        });
+        group.bench_function(BenchmarkId::new("segments_all", "parry"), |x| {
+            x.iter(|| parry_segments_all(b, BATCH))
+        });
+        group.bench_function(BenchmarkId::new("segments_nearest", "ours"), |x| {
+            x.iter(|| ours_segments(b, &mut v, IntersectionLimit::Nearest, BATCH))
+        });
+        group.bench_function(BenchmarkId::new("segments_nearest", "parry"), |x| {
+            x.iter(|| parry_segments_nearest(b, BATCH))
+        });
+        group.bench_function(BenchmarkId::new("boxes", "ours"), |x| {
+            x.iter(|| ours_boxes(b, &mut v))
+        });
+        group.bench_function(BenchmarkId::new("boxes", "parry"), |x| {
+            x.iter(|| parry_boxes(b))
+        });
+        group.bench_function(BenchmarkId::new("spheres", "ours"), |x| {
+            x.iter(|| ours_spheres(b, &mut v))
+        });
+        group.bench_function(BenchmarkId::new("spheres", "parry"), |x| {
+            x.iter(|| parry_spheres(b))
+        });
+        group.bench_function(BenchmarkId::new("build", "ours"), |x| {
+            x.iter(|| ours_build(b))
+        });
+        group.bench_function(BenchmarkId::new("build", "parry"), |x| {
+            x.iter(|| parry_build(b))
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench_all);
+criterion_main!(benches);

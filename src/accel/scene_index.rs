@@ -1,0 +1,195 @@
+//! [`SceneIndex`]: a BVH over every drawable instance under a root (two-level
+//! acceleration, as Embree and OptiX do it), so a query does not walk the graph.
+//!
+//! Each instance is one (node path, drawable) occurrence with the local-to-world matrix
+//! and its inverse computed exactly as the plain traversal computes them (same products
+//! in the same order), and its drawable's box in world space. What the visitor decides
+//! per query — node masks, Switch children, LOD children — is kept as *gates* checked at
+//! query time against the graph's current state, so toggling a mask or a switch needs
+//! no rebuild. Structural edits, matrix edits and drawable edits drop the index through
+//! the same invalidation walk as the bounds.
+
+use glam::{DMat4, DVec3};
+use smallvec::SmallVec;
+
+use super::bvh::{Aabb, Bvh};
+use crate::graph::{DrawableId, NodeId, NodeKind, ReferenceFrame, SceneGraph};
+
+/// A per-query condition on an instance's path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Gate {
+    /// The instance is reached only if child `position` of this switch is enabled.
+    Switch {
+        /// The switch.
+        node: NodeId,
+        /// The child's position under it.
+        position: usize,
+    },
+    /// The instance is reached only if child `position` of this LOD is selected.
+    Lod {
+        /// The LOD node.
+        node: NodeId,
+        /// The child's position under it.
+        position: usize,
+        /// The LOD node's local-to-world matrix (for eye distances).
+        local_to_world: DMat4,
+    },
+}
+
+/// One drawable occurrence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instance {
+    /// Root-first node path to the geode.
+    pub path: Box<[NodeId]>,
+    /// The drawable.
+    pub drawable: DrawableId,
+    /// Local-to-world matrix of the geode.
+    pub local_to_world: DMat4,
+    /// Its inverse.
+    pub world_to_local: DMat4,
+    /// The drawable's box in world space (outward-rounded `f32`).
+    pub world_box: Aabb,
+    /// Switch / LOD conditions on the path.
+    pub gates: SmallVec<[Gate; 1]>,
+}
+
+/// Every drawable instance under a root, in a BVH over their world boxes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SceneIndex {
+    bvh: Bvh,
+    instances: Vec<Instance>,
+}
+
+impl SceneIndex {
+    /// Collects the instances under `root` (every path, every Switch / LOD child; paths
+    /// through a singular transform are left out, as the plain traversal skips them) and
+    /// builds the BVH. Computes every node bound of the subtree on the way, so that any
+    /// later edit below `root` reaches `root` in the invalidation walk.
+    pub fn build(scene: &SceneGraph, root: NodeId) -> SceneIndex {
+        let mut instances = Vec::new();
+        let mut path = Vec::new();
+        let mut gates = SmallVec::new();
+        collect(
+            scene,
+            root,
+            &DMat4::IDENTITY,
+            &DMat4::IDENTITY,
+            &mut path,
+            &mut gates,
+            &mut instances,
+        );
+        let boxes: Vec<Aabb> = instances.iter().map(|i| i.world_box).collect();
+        let (bvh, order) = Bvh::build(&boxes);
+        let mut slots: Vec<Option<Instance>> = instances.into_iter().map(Some).collect();
+        let instances = order
+            .iter()
+            .filter_map(|&i| slots.get_mut(i as usize).and_then(Option::take))
+            .collect();
+        SceneIndex { bvh, instances }
+    }
+
+    /// The instances, in BVH leaf order.
+    pub fn instances(&self) -> &[Instance] {
+        &self.instances
+    }
+
+    /// The tree over the instances' world boxes.
+    pub fn bvh(&self) -> &Bvh {
+        &self.bvh
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn collect(
+    scene: &SceneGraph,
+    id: NodeId,
+    local_to_world: &DMat4,
+    world_to_local: &DMat4,
+    path: &mut Vec<NodeId>,
+    gates: &mut SmallVec<[Gate; 1]>,
+    out: &mut Vec<Instance>,
+) {
+    let Some(node) = scene.node(id) else { return };
+    // Cache the bound (see `build`); empty subtrees hold nothing to index.
+    if scene.node_bound(id).is_none_or(|b| b.is_empty())
+        && !matches!(node.kind(), NodeKind::Switch { .. })
+    {
+        // A switch with only disabled children has an empty bound but may hold instances.
+        if !has_switch_below(scene, id) {
+            return;
+        }
+    }
+    path.push(id);
+    let children = node.children();
+    match node.kind() {
+        NodeKind::Group => {
+            for &c in children {
+                collect(scene, c, local_to_world, world_to_local, path, gates, out);
+            }
+        }
+        NodeKind::Switch { .. } => {
+            for (position, &c) in children.iter().enumerate() {
+                gates.push(Gate::Switch { node: id, position });
+                collect(scene, c, local_to_world, world_to_local, path, gates, out);
+                gates.pop();
+            }
+        }
+        NodeKind::Lod(_) => {
+            for (position, &c) in children.iter().enumerate() {
+                gates.push(Gate::Lod {
+                    node: id,
+                    position,
+                    local_to_world: *local_to_world,
+                });
+                collect(scene, c, local_to_world, world_to_local, path, gates, out);
+                gates.pop();
+            }
+        }
+        NodeKind::Transform(t) => {
+            // Exactly the visitor's arithmetic, so the matrices are bit for bit the same.
+            let child_to_world = match t.reference_frame {
+                ReferenceFrame::Relative => *local_to_world * t.matrix,
+                ReferenceFrame::Absolute => t.matrix,
+            };
+            let world_to_child = child_to_world.inverse();
+            let det = child_to_world.determinant();
+            if det != 0.0 && det.is_finite() && world_to_child.is_finite() {
+                for &c in children {
+                    collect(scene, c, &child_to_world, &world_to_child, path, gates, out);
+                }
+            }
+        }
+        NodeKind::Geode { drawables } => {
+            for &d in drawables {
+                let Some(b) = scene.drawable_bound(d).filter(|b| !b.is_empty()) else {
+                    continue;
+                };
+                let w = b.transformed(local_to_world);
+                // Pad for the rounding of the corner transform, then round outward.
+                let pad = (w.max - w.min).length() * 1e-9
+                    + w.min.abs().max(w.max.abs()).max_element() * 1e-12
+                    + 1e-12;
+                out.push(Instance {
+                    path: path.clone().into_boxed_slice(),
+                    drawable: d,
+                    local_to_world: *local_to_world,
+                    world_to_local: *world_to_local,
+                    world_box: Aabb::from_f64_outward(
+                        w.min - DVec3::splat(pad),
+                        w.max + DVec3::splat(pad),
+                    ),
+                    gates: gates.clone(),
+                });
+            }
+        }
+    }
+    path.pop();
+}
+
+fn has_switch_below(scene: &SceneGraph, id: NodeId) -> bool {
+    let Some(node) = scene.node(id) else {
+        return false;
+    };
+    matches!(node.kind(), NodeKind::Switch { .. })
+        || node.children().iter().any(|&c| has_switch_below(scene, c))
+}
