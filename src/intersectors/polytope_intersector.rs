@@ -79,6 +79,8 @@ pub struct PolytopeIntersector {
     world_normalized: SmallVec<[DVec4; 8]>,
     world_reference: DVec4,
     hits: Vec<PolytopeHit>,
+    scratch_hits: Vec<RawHit>,
+    scratch_points: Vec<DVec3>,
 }
 
 /// The polytope in one local frame.
@@ -107,6 +109,8 @@ impl PolytopeIntersector {
             primitive_mask: PrimitiveMask::ALL,
             world_reference: DVec4::ZERO,
             hits: Vec::new(),
+            scratch_hits: Vec::new(),
+            scratch_points: Vec::new(),
         }
     }
 
@@ -182,12 +186,16 @@ impl PolytopeIntersector {
     }
 }
 
-/// A primitive's clipped part in the drawable's frame, before it becomes a hit.
+/// A primitive's clipped part in the drawable's frame, before it becomes a hit: its
+/// vertices are `points[start..start + len]` of the visit's point arena (so sorting raw
+/// hits moves 32 bytes each, not whole polygons).
+#[derive(Clone, Copy, Debug)]
 struct RawHit {
     primitive_index: u32,
     indices: [u32; 3],
     kind: PrimitiveKind,
-    polygon: ClipPolygon,
+    start: u32,
+    len: u32,
 }
 
 struct PolytopeFunctor<'a> {
@@ -195,18 +203,38 @@ struct PolytopeFunctor<'a> {
     mask: PrimitiveMask,
     polygon: ClipPolygon,
     scratch: ClipPolygon,
-    out: Vec<RawHit>,
+    out: &'a mut Vec<RawHit>,
+    points: &'a mut Vec<DVec3>,
+}
+
+impl PolytopeFunctor<'_> {
+    fn push(
+        &mut self,
+        primitive_index: u32,
+        indices: [u32; 3],
+        kind: PrimitiveKind,
+        points: &[DVec3],
+    ) {
+        self.out.push(RawHit {
+            primitive_index,
+            indices,
+            kind,
+            start: self.points.len() as u32,
+            len: points.len() as u32,
+        });
+        self.points.extend_from_slice(points);
+    }
 }
 
 impl PrimitiveFunctor for PolytopeFunctor<'_> {
     fn point(&mut self, v: Vec3, index: u32, primitive_index: u32) {
         if self.mask.contains(PrimitiveMask::POINTS) && contains_point(v.as_dvec3(), self.planes) {
-            self.out.push(RawHit {
+            self.push(
                 primitive_index,
-                indices: [index; 3],
-                kind: PrimitiveKind::Point,
-                polygon: std::iter::once(v.as_dvec3()).collect(),
-            });
+                [index; 3],
+                PrimitiveKind::Point,
+                &[v.as_dvec3()],
+            );
         }
     }
 
@@ -218,17 +246,12 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
         if let Some((t0, t1)) = clip_segment(p, q, self.planes) {
             let a = if t0 == 0.0 { p } else { p + (q - p) * t0 };
             let b = if t1 == 1.0 { q } else { p + (q - p) * t1 };
-            let polygon = if a == b {
-                [a].into_iter().collect()
+            let indices = [indices[0], indices[1], indices[1]];
+            if a == b {
+                self.push(primitive_index, indices, PrimitiveKind::Line, &[a]);
             } else {
-                [a, b].into_iter().collect()
-            };
-            self.out.push(RawHit {
-                primitive_index,
-                indices: [indices[0], indices[1], indices[1]],
-                kind: PrimitiveKind::Line,
-                polygon,
-            });
+                self.push(primitive_index, indices, PrimitiveKind::Line, &[a, b]);
+            }
         }
     }
 
@@ -239,42 +262,54 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
         self.polygon.clear();
         self.polygon.extend(v.iter().map(|v| v.as_dvec3()));
         if clip_polygon(&mut self.polygon, self.planes, &mut self.scratch) {
-            self.out.push(RawHit {
-                primitive_index,
-                indices,
-                kind: PrimitiveKind::Triangle,
-                polygon: self.polygon.clone(),
-            });
+            let polygon = std::mem::take(&mut self.polygon);
+            self.push(primitive_index, indices, PrimitiveKind::Triangle, &polygon);
+            self.polygon = polygon;
         }
     }
 }
 
 /// Puts one visit's raw hits in primitive order, whatever order they were found in, and
-/// merges the two triangles of a quad (same primitive index) into one hit.
-fn normalize(raw: &mut Vec<RawHit>) {
-    raw.sort_by(|a, b| {
+/// groups the two triangles of a quad (same primitive index): calls `hit` once per
+/// primitive with its clipped vertices (a quad's merged, shared vertices once).
+fn for_each_primitive(
+    raw: &mut [RawHit],
+    points: &[DVec3],
+    mut hit: impl FnMut(&RawHit, &[DVec3]),
+) {
+    raw.sort_unstable_by(|a, b| {
         a.primitive_index
             .cmp(&b.primitive_index)
             .then_with(|| a.indices.cmp(&b.indices))
     });
-    let mut merged: Vec<RawHit> = Vec::with_capacity(raw.len());
-    for hit in raw.drain(..) {
-        match merged.last_mut() {
-            Some(last)
-                if last.primitive_index == hit.primitive_index
-                    && last.kind == PrimitiveKind::Triangle
-                    && hit.kind == PrimitiveKind::Triangle =>
-            {
-                for p in hit.polygon {
-                    if !last.polygon.contains(&p) {
-                        last.polygon.push(p);
+    let slice = |r: &RawHit| &points[r.start as usize..(r.start + r.len) as usize];
+    let mut merged: SmallVec<[DVec3; 12]> = SmallVec::new();
+    let mut k = 0;
+    while k < raw.len() {
+        let first = raw[k];
+        let mut end = k + 1;
+        while end < raw.len()
+            && first.kind == PrimitiveKind::Triangle
+            && raw[end].kind == PrimitiveKind::Triangle
+            && raw[end].primitive_index == first.primitive_index
+        {
+            end += 1;
+        }
+        if end == k + 1 {
+            hit(&first, slice(&first));
+        } else {
+            merged.clear();
+            for r in &raw[k..end] {
+                for p in slice(r) {
+                    if !merged.contains(p) {
+                        merged.push(*p);
                     }
                 }
             }
-            _ => merged.push(hit),
+            hit(&first, &merged);
         }
+        k = end;
     }
-    *raw = merged;
 }
 
 /// The planes scaled to unit normals (for distance tests against bounds).
@@ -384,12 +419,17 @@ impl Intersector for PolytopeIntersector {
         context: &DrawableContext<'_>,
         drawable: &dyn Drawable,
     ) {
+        let mut raw = std::mem::take(&mut self.scratch_hits);
+        let mut points = std::mem::take(&mut self.scratch_points);
+        raw.clear();
+        points.clear();
         let mut functor = PolytopeFunctor {
             planes: &local.planes,
             mask: self.primitive_mask,
             polygon: ClipPolygon::new(),
             scratch: ClipPolygon::new(),
-            out: Vec::new(),
+            out: &mut raw,
+            points: &mut points,
         };
         match context.accelerated(drawable) {
             Some((bvh, vertices)) => {
@@ -401,34 +441,37 @@ impl Intersector for PolytopeIntersector {
             }
             None => drawable.accept(&mut functor),
         }
-        normalize(&mut functor.out);
         let reference = self.world_reference;
         let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;
-        let hits = functor.out.into_iter().map(|raw| {
-            let polygon: SmallVec<[DVec3; 8]> = raw
-                .polygon
+        let mut hits: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
+        for_each_primitive(&mut raw, &points, |r, local_polygon| {
+            let polygon: SmallVec<[DVec3; 8]> = local_polygon
                 .iter()
                 .map(|p| context.local_to_world.transform_point3(*p))
                 .collect();
-            let local_point = raw.polygon.iter().copied().sum::<DVec3>() / raw.polygon.len() as f64;
+            let local_point =
+                local_polygon.iter().copied().sum::<DVec3>() / local_polygon.len() as f64;
             let world_point = polygon.iter().copied().sum::<DVec3>() / polygon.len() as f64;
             let max_distance = polygon
                 .iter()
                 .map(|p| distance_to(*p))
                 .fold(f64::NEG_INFINITY, f64::max);
-            PolytopeHit {
+            hits.push(PolytopeHit {
                 node_path: context.node_path.to_vec(),
                 drawable: context.drawable,
-                primitive_index: raw.primitive_index,
-                primitive_kind: raw.kind,
+                primitive_index: r.primitive_index,
+                primitive_kind: r.kind,
                 distance: distance_to(world_point),
                 max_distance,
                 polygon,
                 world_point,
                 local_point,
                 local_to_world: *context.local_to_world,
-            }
+            });
         });
+        self.scratch_hits = raw;
+        self.scratch_points = points;
+        let hits = hits.into_iter();
         record_hits(&mut self.hits, hits, self.limit);
     }
 

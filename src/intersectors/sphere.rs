@@ -69,6 +69,7 @@ pub struct SphereIntersector {
     primitive_mask: PrimitiveMask,
     world_center: DVec3,
     hits: Vec<SphereHit>,
+    scratch: Vec<RawHit>,
 }
 
 /// The ball as seen from one local frame (for culling; tests run in world space).
@@ -112,6 +113,7 @@ impl SphereIntersector {
             primitive_mask: PrimitiveMask::ALL,
             world_center: center,
             hits: Vec::new(),
+            scratch: Vec::new(),
         })
     }
 
@@ -163,11 +165,11 @@ struct SphereFunctor<'a> {
     radius: f64,
     mask: PrimitiveMask,
     local_to_world: &'a DMat4,
-    out: Vec<RawHit>,
+    out: &'a mut Vec<RawHit>,
 }
 
 /// One primitive's closest point, before it becomes a hit.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct RawHit {
     primitive_index: u32,
     indices: [u32; 3],
@@ -302,12 +304,14 @@ impl Intersector for SphereIntersector {
         context: &DrawableContext<'_>,
         drawable: &dyn Drawable,
     ) {
+        let mut raw = std::mem::take(&mut self.scratch);
+        raw.clear();
         let mut functor = SphereFunctor {
             center: self.world_center,
             radius: self.radius,
             mask: self.primitive_mask,
             local_to_world: context.local_to_world,
-            out: Vec::new(),
+            out: &mut raw,
         };
         match context.accelerated(drawable) {
             Some((bvh, vertices)) => {
@@ -323,8 +327,8 @@ impl Intersector for SphereIntersector {
             }
             None => drawable.accept(&mut functor),
         }
-        normalize(&mut functor.out);
-        let hits = functor.out.into_iter().map(
+        normalize(&mut raw);
+        let hits = raw.drain(..).map(
             |RawHit {
                  primitive_index,
                  kind,
@@ -343,6 +347,7 @@ impl Intersector for SphereIntersector {
             },
         );
         record_hits(&mut self.hits, hits, self.limit);
+        self.scratch = raw;
     }
 
     fn reached_limit(&self) -> bool {
