@@ -74,7 +74,7 @@ impl Route {
     /// `direction` (which need not be normalized).
     pub fn with_leg(&self, direction: DVec2, length: f64) -> Result<Route, String> {
         let d = direction.normalize_or_zero();
-        if d == DVec2::ZERO || !(length > 0.0) {
+        if d == DVec2::ZERO || length.is_nan() || length <= 0.0 {
             return Ok(self.clone());
         }
         let end = self.points[self.points.len() - 1];

@@ -7,6 +7,9 @@
 use glam::{DMat4, DVec3, Vec3};
 use scene_intersect::prelude::*;
 
+/// The callback of [`for_each_drawable`]: `(local_to_world, node_path, id, drawable)`.
+pub type DrawableVisit<'a> = dyn FnMut(&DMat4, &[NodeId], DrawableId, &dyn Drawable) + 'a;
+
 /// Calls `visit(local_to_world, node_path, drawable_id, drawable)` for every drawable
 /// under `root`, as the intersection visitor would reach it: nodes whose mask shares no
 /// bit with `traversal_mask` are skipped with their subtree, Switch children only when
@@ -17,7 +20,7 @@ pub fn for_each_drawable(
     root: NodeId,
     root_to_world: DMat4,
     traversal_mask: u32,
-    visit: &mut dyn FnMut(&DMat4, &[NodeId], DrawableId, &dyn Drawable),
+    visit: &mut DrawableVisit<'_>,
 ) {
     let mut path = Vec::new();
     walk(scene, root, root_to_world, traversal_mask, &mut path, visit);
@@ -29,7 +32,7 @@ fn walk(
     parent_to_world: DMat4,
     mask: u32,
     path: &mut Vec<NodeId>,
-    visit: &mut dyn FnMut(&DMat4, &[NodeId], DrawableId, &dyn Drawable),
+    visit: &mut DrawableVisit<'_>,
 ) {
     let Some(node) = scene.node(id) else { return };
     if node.node_mask() & mask == 0 {
