@@ -718,3 +718,14 @@ fn a_failed_import_keeps_an_earlier_one_queryable() {
         .unwrap();
     assert_eq!(seg.intersections().len(), 1);
 }
+
+#[test]
+fn glb_header_length_shorter_than_the_header_is_an_error() {
+    // gltf 1.4 subtracts the 12-byte header size from the claimed total length without
+    // checking; with overflow checks on (debug builds, fuzzers) that panics.
+    let tri = f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    for claim in [0, 1, 11] {
+        let e = fails_fast(&glb(&glb_json(36, 3), &tri, Some(claim), None), "short header");
+        assert!(matches!(e, LoadError::Gltf(_)), "{claim}: {e}");
+    }
+}
