@@ -186,6 +186,7 @@ struct PlannedMesh {
 impl Plan {
     fn read(bytes: &[u8], base_dir: Option<&Path>) -> Result<Plan, LoadError> {
         let json: Value = if bytes.starts_with(b"glTF") {
+            check_glb_header(bytes)?;
             let glb =
                 gltf::binary::Glb::from_slice(bytes).map_err(|e| LoadError::Gltf(e.to_string()))?;
             serde_json::from_slice(&glb.json)
@@ -513,6 +514,20 @@ fn node_matrix(index: usize, raw: Option<&Value>) -> Result<DMat4, LoadError> {
         }
     };
     Ok(DMat4::from_scale_rotation_translation(s, r, t))
+}
+
+/// Checks the GLB header's total length: gltf 1.4 subtracts the header size from it
+/// unchecked, which overflows (a panic with overflow checks on) below 12 bytes.
+fn check_glb_header(bytes: &[u8]) -> Result<(), LoadError> {
+    if let Some(length) = bytes.get(8..12) {
+        let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
+        if length < 12 {
+            return Err(LoadError::Gltf(format!(
+                "the GLB header claims a total length of {length} bytes, less than the 12-byte header"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Checks what the gltf crate's own validation would index without checking first.
