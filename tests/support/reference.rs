@@ -380,40 +380,77 @@ pub fn polytope_primitive(planes: &[DVec4], prim: &WorldPrimitive, margin: f64) 
     }
 }
 
-/// The reference verdict for every primitive under `root`. `margin` is relative:
-/// barycentric and ratio units for segments, a fraction of the coordinates' magnitude
-/// for polytopes and spheres.
+/// The reference verdict for every primitive under `root`, with the number of
+/// triangles/lines/points that share its key (a quad is two triangles with one primitive
+/// index, and a segment through its diagonal hits both). The verdicts of parts sharing a
+/// key are merged: `Hit` if any part is surely hit (the least order key), `Miss` if all
+/// are surely missed, `Unsure` otherwise. `margin` is relative: barycentric and ratio
+/// units for segments, a fraction of the coordinates' magnitude for polytopes and
+/// spheres.
 pub fn verdicts(
     scene: &SceneGraph,
     root: NodeId,
     query: &Query,
     margin: f64,
 ) -> Vec<(PrimKey, Verdict)> {
-    flatten(scene, root)
+    verdicts_with_parts(scene, root, query, margin)
         .into_iter()
-        .map(|prim| {
-            let v = match query {
-                Query::Segment(s, e) => match prim.kind {
-                    // Without a picking tolerance segments hit triangles only.
-                    PrimitiveKind::Triangle => segment_triangle(
-                        *s,
-                        *e,
-                        [prim.vertices[0], prim.vertices[1], prim.vertices[2]],
-                        margin,
-                    ),
-                    _ => Verdict::Miss,
-                },
-                Query::Sphere(c, r) => sphere_primitive(*c, *r, &prim, margin),
-                Query::Polytope(planes) => polytope_primitive(planes, &prim, margin),
-            };
-            (prim.key, v)
-        })
+        .map(|(k, v, _)| (k, v))
         .collect()
 }
 
-/// Checks hits found with limit `None` against the reference: every sure hit found (once),
-/// no sure miss found, and the order keys of sure hits within `key_tolerance` of the
-/// reference's. Returns a description of the first disagreement.
+fn verdict_of(prim: &WorldPrimitive, query: &Query, margin: f64) -> Verdict {
+    match query {
+        Query::Segment(s, e) => match prim.kind {
+            // Without a picking tolerance segments hit triangles only.
+            PrimitiveKind::Triangle => segment_triangle(
+                *s,
+                *e,
+                [prim.vertices[0], prim.vertices[1], prim.vertices[2]],
+                margin,
+            ),
+            _ => Verdict::Miss,
+        },
+        Query::Sphere(c, r) => sphere_primitive(*c, *r, prim, margin),
+        Query::Polytope(planes) => polytope_primitive(planes, prim, margin),
+    }
+}
+
+/// [`verdicts`] plus the number of parts of each key.
+pub fn verdicts_with_parts(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    margin: f64,
+) -> Vec<(PrimKey, Verdict, usize)> {
+    let mut out: Vec<(PrimKey, Verdict, usize)> = Vec::new();
+    let mut index: HashMap<PrimKey, usize> = HashMap::new();
+    for prim in flatten(scene, root) {
+        let v = verdict_of(&prim, query, margin);
+        match index.get(&prim.key) {
+            Some(&i) => {
+                let (_, old, parts) = &mut out[i];
+                *parts += 1;
+                *old = match (*old, v) {
+                    (Verdict::Hit(a), Verdict::Hit(b)) => Verdict::Hit(a.min(b)),
+                    (Verdict::Hit(a), _) | (_, Verdict::Hit(a)) => Verdict::Hit(a),
+                    (Verdict::Miss, Verdict::Miss) => Verdict::Miss,
+                    _ => Verdict::Unsure,
+                };
+            }
+            None => {
+                index.insert(prim.key.clone(), out.len());
+                out.push((prim.key, v, 1));
+            }
+        }
+    }
+    out
+}
+
+/// Checks hits found with limit `None` against the reference: every sure hit found, no
+/// sure miss found, no key reported more often than it has parts, and the least order
+/// key of a sure hit within `key_tolerance` of the reference's. Returns a description of
+/// the first disagreement.
 pub fn check(
     scene: &SceneGraph,
     root: NodeId,
@@ -422,37 +459,41 @@ pub fn check(
     margin: f64,
     key_tolerance: f64,
 ) -> Result<(), String> {
-    let mut found: HashMap<&PrimKey, usize> = HashMap::new();
+    let mut found: HashMap<&PrimKey, Vec<&Hit>> = HashMap::new();
     for h in hits {
-        *found.entry(&h.key).or_default() += 1;
+        found.entry(&h.key).or_default().push(h);
     }
-    if let Some((k, n)) = found.iter().find(|(_, n)| **n > 1) {
-        return Err(format!("{k:?} reported {n} times"));
-    }
-    let by_key: HashMap<&PrimKey, &Hit> = hits.iter().map(|h| (&h.key, h)).collect();
-    let verdicts = verdicts(scene, root, query, margin);
-    for (key, verdict) in &verdicts {
-        match (verdict, by_key.get(key)) {
-            (Verdict::Hit(order), Some(h)) => {
-                if (h.order - order).abs() > key_tolerance {
-                    return Err(format!(
-                        "{key:?}: order key {} but the reference says {order}",
-                        h.order
-                    ));
-                }
+    let verdicts = verdicts_with_parts(scene, root, query, margin);
+    for (key, verdict, parts) in &verdicts {
+        let got = found.remove(key).unwrap_or_default();
+        if got.len() > *parts {
+            return Err(format!(
+                "{key:?} reported {} times but has {parts} part(s)",
+                got.len()
+            ));
+        }
+        let least = got.iter().map(|h| h.order).fold(f64::INFINITY, f64::min);
+        match verdict {
+            Verdict::Hit(order) if got.is_empty() => {
+                return Err(format!(
+                    "{key:?} is clearly hit (key {order}) but was not found"
+                ))
             }
-            (Verdict::Hit(_), None) => {
-                return Err(format!("{key:?} is clearly hit but was not found"))
+            Verdict::Hit(order) if (least - order).abs() > key_tolerance => {
+                return Err(format!(
+                    "{key:?}: order key {least} but the reference says {order}"
+                ))
             }
-            (Verdict::Miss, Some(h)) => {
-                return Err(format!("{key:?} is clearly missed but was found: {h:?}"))
+            Verdict::Miss if !got.is_empty() => {
+                return Err(format!("{key:?} is clearly missed but was found: {got:?}"))
             }
             _ => {}
         }
     }
-    let known: std::collections::HashSet<&PrimKey> = verdicts.iter().map(|(k, _)| k).collect();
-    if let Some(h) = hits.iter().find(|h| !known.contains(&h.key)) {
-        return Err(format!("hit on a primitive the reference does not know: {h:?}"));
+    if let Some((k, h)) = found.into_iter().next() {
+        return Err(format!(
+            "hit on a primitive the reference does not know: {k:?} {h:?}"
+        ));
     }
     Ok(())
 }
@@ -467,7 +508,10 @@ pub fn by_visit(hits: &[Hit]) -> BTreeMap<(Vec<NodeId>, DrawableId), Vec<&Hit>> 
 }
 
 /// Builds a geometry or panics: for test scenes whose indices are valid by construction.
-pub fn geometry(vertices: Vec<Vec3>, sets: Vec<scene_intersect::drawable::PrimitiveSet>) -> Geometry {
+pub fn geometry(
+    vertices: Vec<Vec3>,
+    sets: Vec<scene_intersect::drawable::PrimitiveSet>,
+) -> Geometry {
     let mut g = Geometry::new(vertices);
     for s in sets {
         g.add_primitive_set(s).expect("valid primitive set");
