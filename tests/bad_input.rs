@@ -725,7 +725,10 @@ fn glb_header_length_shorter_than_the_header_is_an_error() {
     // checking; with overflow checks on (debug builds, fuzzers) that panics.
     let tri = f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
     for claim in [0, 1, 11] {
-        let e = fails_fast(&glb(&glb_json(36, 3), &tri, Some(claim), None), "short header");
+        let e = fails_fast(
+            &glb(&glb_json(36, 3), &tri, Some(claim), None),
+            "short header",
+        );
         assert!(matches!(e, LoadError::Gltf(_)), "{claim}: {e}");
     }
 }
