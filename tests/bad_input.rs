@@ -732,3 +732,18 @@ fn glb_header_length_shorter_than_the_header_is_an_error() {
         assert!(matches!(e, LoadError::Gltf(_)), "{claim}: {e}");
     }
 }
+
+#[test]
+fn planes_whose_normal_length_underflows_or_overflows_are_refused_at_construction() {
+    // Found by the query fuzzer: (4.1e-322, 0, 0) is not the zero vector, but its
+    // length underflows to 0, and (1e300, 1e300, 0) has an infinite length; the
+    // polytope was accepted and every query with it failed with a misleading
+    // SingularFrame("MODEL").
+    assert!(matches!(
+        Polytope::new([DVec4::new(4.1e-322, 0.0, 0.0, 0.0)]),
+        Err(QueryError::ZeroNormal(0))
+    ));
+    assert!(Polytope::new([DVec4::new(1e300, 1e300, 0.0, 0.0)]).is_err());
+    // Small but normal components are fine: 1e-150 squared is 1e-300.
+    assert!(Polytope::new([DVec4::new(1e-150, 0.0, 0.0, 0.0)]).is_ok());
+}
