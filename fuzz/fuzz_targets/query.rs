@@ -45,11 +45,22 @@ enum Xform {
 
 #[derive(Arbitrary, Debug)]
 enum NodeSpec {
-    Group { parent: u8 },
-    Transform { parent: u8, xform: Xform },
-    Geode { parent: u8, geometries: Vec<u8> },
+    Group {
+        parent: u8,
+    },
+    Transform {
+        parent: u8,
+        xform: Xform,
+    },
+    Geode {
+        parent: u8,
+        geometries: Vec<u8>,
+    },
     /// Also put an existing node under another parent (a DAG); may be refused.
-    Share { parent: u8, child: u8 },
+    Share {
+        parent: u8,
+        child: u8,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -60,11 +71,28 @@ enum VertexSpec {
 
 #[derive(Arbitrary, Debug)]
 enum SetSpec {
-    Arrays { mode: u8, first: u32, count: u32 },
-    Lengths { mode: u8, first: u32, lengths: Vec<u32> },
-    U8 { mode: u8, indices: Vec<u8> },
-    U16 { mode: u8, indices: Vec<u16> },
-    U32 { mode: u8, indices: Vec<u32> },
+    Arrays {
+        mode: u8,
+        first: u32,
+        count: u32,
+    },
+    Lengths {
+        mode: u8,
+        first: u32,
+        lengths: Vec<u32>,
+    },
+    U8 {
+        mode: u8,
+        indices: Vec<u8>,
+    },
+    U16 {
+        mode: u8,
+        indices: Vec<u16>,
+    },
+    U32 {
+        mode: u8,
+        indices: Vec<u32>,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -83,7 +111,11 @@ enum PointSpec {
 #[derive(Arbitrary, Debug)]
 enum QuerySpec {
     Segment(PointSpec, PointSpec),
-    Box { min: [i8; 3], size: [u8; 3], turn: u8 },
+    Box {
+        min: [i8; 3],
+        size: [u8; 3],
+        turn: u8,
+    },
     Planes(Vec<[f64; 4]>),
     Sphere(PointSpec, u8),
     RawSphere([f64; 3], f64),
@@ -120,13 +152,17 @@ fn xform(x: &Xform) -> (DMat4, bool) {
             let f = s.map(|k| SCALES[k as usize % SCALES.len()]);
             // Extreme scales are fuzzed for panics, but too ill-conditioned for the
             // reference's tolerance band.
-            let tame = f.iter().all(|x| x.abs() <= 2.0 && (*x == 0.0 || x.abs() >= 0.5));
+            let tame = f
+                .iter()
+                .all(|x| x.abs() <= 2.0 && (*x == 0.0 || x.abs() >= 0.5));
             (DMat4::from_scale(DVec3::from_array(f)), tame)
         }
         Xform::Rotate(axis, k) => {
             let a = DVec3::new(f64::from(axis[0]), f64::from(axis[1]), f64::from(axis[2]));
             let angle = f64::from(*k % 24) * 15f64.to_radians();
-            let q = a.try_normalize().map_or(DQuat::IDENTITY, |a| DQuat::from_axis_angle(a, angle));
+            let q = a
+                .try_normalize()
+                .map_or(DQuat::IDENTITY, |a| DQuat::from_axis_angle(a, angle));
             (DMat4::from_quat(q), true)
         }
         Xform::Raw(m) => (DMat4::from_cols_array(m), false),
@@ -168,10 +204,16 @@ fn build_geometry(spec: &GeometrySpec) -> (Geometry, bool) {
     let mode = |m: &u8| MODES[*m as usize % MODES.len()];
     for s in spec.sets.iter().take(4) {
         let set = match s {
-            SetSpec::Arrays { mode: m, first, count } => {
-                PrimitiveSet::draw_arrays(mode(m), *first, *count)
-            }
-            SetSpec::Lengths { mode: m, first, lengths } => PrimitiveSet::DrawArrayLengths {
+            SetSpec::Arrays {
+                mode: m,
+                first,
+                count,
+            } => PrimitiveSet::draw_arrays(mode(m), *first, *count),
+            SetSpec::Lengths {
+                mode: m,
+                first,
+                lengths,
+            } => PrimitiveSet::DrawArrayLengths {
                 mode: mode(m),
                 first: *first,
                 lengths: lengths.iter().take(8).copied().collect(),
@@ -284,10 +326,18 @@ fn build_query(spec: &QuerySpec) -> (Option<Query>, bool) {
             (Some(Query::Polytope(p.planes().to_vec())), true)
         }
         QuerySpec::Planes(planes) => {
-            let planes: Vec<DVec4> = planes.iter().take(70).map(|p| DVec4::from_array(*p)).collect();
+            let planes: Vec<DVec4> = planes
+                .iter()
+                .take(70)
+                .map(|p| DVec4::from_array(*p))
+                .collect();
             let valid = !planes.is_empty()
                 && planes.len() <= scene_intersect::intersectors::MAX_PLANES
-                && planes.iter().all(|p| p.is_finite() && p.truncate() != DVec3::ZERO);
+                && planes.iter().all(|p| {
+                    p.is_finite()
+                        && p.truncate().length() > 0.0
+                        && p.truncate().length().is_finite()
+                });
             let ok = Polytope::new(planes.iter().copied()).is_ok();
             assert_eq!(ok, valid);
             (ok.then_some(Query::Polytope(planes)), false)
