@@ -42,8 +42,14 @@ impl Polytope {
             if !p.is_finite() {
                 return Err(QueryError::NonFinite("polytope plane"));
             }
-            if p.truncate() == DVec3::ZERO {
+            // The length, not the vector: a subnormal normal's length underflows to 0
+            // and a huge one's overflows, and every later use normalizes by it.
+            let length = p.truncate().length();
+            if length == 0.0 {
                 return Err(QueryError::ZeroNormal(i));
+            }
+            if !length.is_finite() {
+                return Err(QueryError::NonFinite("polytope plane normal length"));
             }
         }
         Ok(Polytope { planes })

@@ -185,19 +185,19 @@ struct PlannedMesh {
 
 impl Plan {
     fn read(bytes: &[u8], base_dir: Option<&Path>) -> Result<Plan, LoadError> {
-        let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| LoadError::Gltf(e.to_string()))?;
-        let json_bytes: &[u8] = if bytes.starts_with(b"glTF") {
-            &gltf::binary::Glb::from_slice(bytes)
-                .map_err(|e| LoadError::Gltf(e.to_string()))?
-                .json
+        let json: Value = if bytes.starts_with(b"glTF") {
+            check_glb_header(bytes)?;
+            let glb =
+                gltf::binary::Glb::from_slice(bytes).map_err(|e| LoadError::Gltf(e.to_string()))?;
+            serde_json::from_slice(&glb.json)
         } else {
-            bytes
-        };
-        let json: Value =
-            serde_json::from_slice(json_bytes).map_err(|e| LoadError::Gltf(e.to_string()))?;
+            serde_json::from_slice(bytes)
+        }
+        .map_err(|e| LoadError::Gltf(e.to_string()))?;
+        check_before_validation(&json)?;
+        let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| LoadError::Gltf(e.to_string()))?;
         let doc = &gltf.document;
-        let buffers = gltf::import_buffers(doc, base_dir, gltf.blob.clone())
-            .map_err(|e| LoadError::Buffer(e.to_string()))?;
+        let buffers = super::buffers::load_buffers(doc, base_dir, gltf.blob.clone())?;
         let reader = AccessorReader { buffers: &buffers };
 
         let json_nodes = json.get("nodes").and_then(Value::as_array);
@@ -245,22 +245,27 @@ impl Plan {
                         | PrimitiveMode::TriangleStrip
                         | PrimitiveMode::TriangleFan
                 ) {
-                    mesh_triangles[mesh.index()] += mode.primitive_count(n);
+                    // Counts are the file's claims (nothing is read yet): saturate.
+                    let t = &mut mesh_triangles[mesh.index()];
+                    *t = t.saturating_add(mode.primitive_count(n));
                 }
             }
         }
-        stats.triangles = mesh_triangles.iter().sum();
+        stats.triangles = mesh_triangles
+            .iter()
+            .fold(0usize, |a, &t| a.saturating_add(t));
 
         let mut meshes: Vec<Option<PlannedMesh>> = (0..stats.meshes).map(|_| None).collect();
         for (i, node) in nodes.iter().enumerate() {
             let Some(m) = node.mesh.filter(|_| node.reachable) else {
                 continue;
             };
-            stats.mesh_instances += path_counts[i];
-            stats.instanced_triangles +=
-                path_counts[i] * mesh_triangles.get(m).copied().unwrap_or(0);
+            stats.mesh_instances = stats.mesh_instances.saturating_add(path_counts[i]);
+            stats.instanced_triangles = stats.instanced_triangles.saturating_add(
+                path_counts[i].saturating_mul(mesh_triangles.get(m).copied().unwrap_or(0)),
+            );
             if doc.nodes().nth(i).is_some_and(|n| n.skin().is_some()) {
-                stats.skinned_nodes += path_counts[i];
+                stats.skinned_nodes = stats.skinned_nodes.saturating_add(path_counts[i]);
             }
             if meshes.get(m).is_some_and(Option::is_none) {
                 let mesh = doc
@@ -370,9 +375,15 @@ impl Plan {
 /// a file claiming a deeper chain is refused rather than risking the stack.
 pub const MAX_HIERARCHY_DEPTH: usize = 1024;
 
-/// Marks the nodes reachable from `roots`, refuses cycles, repeated children and
-/// hierarchies deeper than [`MAX_HIERARCHY_DEPTH`], and returns per node the number of
-/// paths from the scene to it.
+/// The most node paths (visits of a node along distinct paths from the scene root,
+/// summed over all nodes) the loader accepts. glTF requires a forest, where this is the
+/// node count; the loader also accepts nodes shared by several parents, but a few dozen
+/// levels of shared nodes already make 2^64 paths, which every query would walk.
+pub const MAX_NODE_PATHS: usize = 1 << 24;
+
+/// Marks the nodes reachable from `roots`, refuses cycles, repeated children,
+/// hierarchies deeper than [`MAX_HIERARCHY_DEPTH`] and more than [`MAX_NODE_PATHS`] node
+/// paths, and returns per node the number of paths from the scene to it.
 fn check_hierarchy(nodes: &mut [PlannedNode], roots: &[usize]) -> Result<Vec<usize>, LoadError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
@@ -445,13 +456,21 @@ fn check_hierarchy(nodes: &mut [PlannedNode], roots: &[usize]) -> Result<Vec<usi
     for &r in roots {
         paths[r] = 1;
     }
+    let mut total = 0usize;
     for &i in order.iter().rev() {
         nodes[i].reachable = true;
         let p = paths[i];
+        total = total.saturating_add(p);
         for k in 0..nodes[i].children.len() {
             let c = nodes[i].children[k];
             paths[c] = paths[c].saturating_add(p);
         }
+    }
+    if total > MAX_NODE_PATHS {
+        return Err(LoadError::Hierarchy(format!(
+            "nodes shared by several parents make more than {MAX_NODE_PATHS} node paths; \
+             every query would visit each of them"
+        )));
     }
     Ok(paths)
 }
@@ -495,6 +514,46 @@ fn node_matrix(index: usize, raw: Option<&Value>) -> Result<DMat4, LoadError> {
         }
     };
     Ok(DMat4::from_scale_rotation_translation(s, r, t))
+}
+
+/// Checks the GLB header's total length: gltf 1.4 subtracts the header size from it
+/// unchecked, which overflows (a panic with overflow checks on) below 12 bytes.
+fn check_glb_header(bytes: &[u8]) -> Result<(), LoadError> {
+    if let Some(length) = bytes.get(8..12) {
+        let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
+        if length < 12 {
+            return Err(LoadError::Gltf(format!(
+                "the GLB header claims a total length of {length} bytes, less than the 12-byte header"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks what the gltf crate's own validation would index without checking first.
+///
+/// gltf-json 1.4.1 reads the accessor a primitive's `POSITION` names (for its `min` and
+/// `max`) before checking that the index exists, and panics on a missing one.
+fn check_before_validation(json: &Value) -> Result<(), LoadError> {
+    let accessors = json
+        .get("accessors")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let meshes = json.get("meshes").and_then(Value::as_array);
+    for (m, mesh) in meshes.into_iter().flatten().enumerate() {
+        let primitives = mesh.get("primitives").and_then(Value::as_array);
+        for (p, prim) in primitives.into_iter().flatten().enumerate() {
+            let position = prim.get("attributes").and_then(|a| a.get("POSITION"));
+            if let Some(index) = position.and_then(Value::as_u64) {
+                if usize::try_from(index).map_or(true, |i| i >= accessors) {
+                    return Err(LoadError::Gltf(format!(
+                        "mesh {m} primitive {p}: POSITION names accessor {index}, but the file has {accessors}"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn map_mode(mode: gltf::mesh::Mode) -> PrimitiveMode {

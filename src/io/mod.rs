@@ -7,6 +7,7 @@
 //!   tests that need files of their own).
 
 mod accessor;
+mod buffers;
 mod error;
 mod gltf_loader;
 pub mod gltf_writer;
@@ -14,4 +15,5 @@ pub mod gltf_writer;
 pub use error::LoadError;
 pub use gltf_loader::{
     import_gltf, load_gltf, load_gltf_slice, GltfImport, LoadStats, MAX_HIERARCHY_DEPTH,
+    MAX_NODE_PATHS,
 };

@@ -1,0 +1,169 @@
+//! Geometry 6.4e6 m from the origin (a georeferenced city: an f64 transform, f32
+//! vertices near their local origin) is hit at the right world point to a micrometre by
+//! all three intersectors, and the real city answers exactly as it does at the origin.
+
+use glam::{DMat4, DQuat, DVec3, Vec3};
+use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
+use scene_intersect::graph::{NodeId, SceneGraph};
+use scene_intersect::intersectors::{
+    LineSegmentIntersector, Polytope, PolytopeIntersector, SphereIntersector,
+};
+use scene_intersect::io::import_gltf;
+use scene_intersect::visitor::IntersectionVisitor;
+
+/// The local frame of the tile: 6.4e6 m east, 3.2e6 m south, turned 0.7 rad about y.
+fn far() -> DMat4 {
+    DMat4::from_rotation_translation(DQuat::from_rotation_y(0.7), DVec3::new(6.4e6, 12.5, -3.2e6))
+}
+
+/// The square [-10, 10]^2 at local y = 0, as two triangles split along x = z.
+fn tile() -> (SceneGraph, NodeId) {
+    let mut s = SceneGraph::new();
+    let root = s.add_group("root");
+    let t = s.add_transform("far", far()).unwrap();
+    s.add_child(root, t).unwrap();
+    let v = |x: f32, z: f32| Vec3::new(x, 0.0, z);
+    let quad = Geometry::new(vec![
+        v(-10.0, -10.0),
+        v(10.0, -10.0),
+        v(10.0, 10.0),
+        v(-10.0, 10.0),
+    ])
+    .with_primitive_set(PrimitiveSet::draw_elements_u32(
+        PrimitiveMode::Triangles,
+        vec![0, 1, 2, 0, 2, 3],
+    ))
+    .unwrap();
+    let d = s.add_drawable("tile", quad);
+    let geode = s.add_geode("g");
+    s.add_drawable_to_geode(geode, d).unwrap();
+    s.add_child(t, geode).unwrap();
+    (s, root)
+}
+
+#[test]
+fn segment_polytope_and_sphere_hit_to_a_micrometre_far_from_the_origin() {
+    let (s, root) = tile();
+    let m = far();
+    let mut v = IntersectionVisitor::new();
+    // Local (5.123456, 0, -4.654321) lies in triangle 0 (x > z); the tile's up is the
+    // world's up (a rotation about y), so the world point is m applied to it.
+    let target = m.transform_point3(DVec3::new(5.123456, 0.0, -4.654321));
+    let mut seg =
+        LineSegmentIntersector::new(target + DVec3::Y * 40.0, target - DVec3::Y * 60.0).unwrap();
+    v.apply(&s, root, &mut seg).unwrap();
+    let h = seg.intersections();
+    assert_eq!(h.len(), 1);
+    assert_eq!(h[0].primitive_index, 0);
+    assert!(
+        (h[0].world_point - target).length() < 1e-6,
+        "{:?}",
+        h[0].world_point - target
+    );
+    assert!((h[0].ratio - 0.4).abs() < 1e-12, "40 m of 100 m");
+
+    // A box of 1 x 0.5 x 1 m around the target, in the tile's axes: it cuts the tile in
+    // the 1 m square around the target (x - z >= 8.8 > 0 there, so triangle 0 only).
+    let rotation = DQuat::from_rotation_y(0.7);
+    let half = DVec3::new(0.5, 0.25, 0.5);
+    let mut poly =
+        PolytopeIntersector::new(Polytope::from_oriented_box(target, half, rotation).unwrap());
+    v.apply(&s, root, &mut poly).unwrap();
+    let h = poly.intersections();
+    assert_eq!(h.len(), 1);
+    assert!((h[0].world_point - target).length() < 1e-6);
+    // The polygon is the square's four corners, in some order.
+    let corners: Vec<DVec3> = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
+        .iter()
+        .map(|&(dx, dz)| target + rotation * DVec3::new(dx, 0.0, dz))
+        .collect();
+    assert_eq!(h[0].polygon.len(), 4, "{:?}", h[0].polygon);
+    for c in &corners {
+        assert!(
+            h[0].polygon.iter().any(|p| (*p - *c).length() < 1e-6),
+            "corner {c:?} missing from {:?}",
+            h[0].polygon
+        );
+    }
+    // The reference plane is the front face, 0.5 m ahead of the target.
+    assert!((h[0].distance - 0.5).abs() < 1e-6, "{}", h[0].distance);
+
+    // A ball 0.3 m above the target touches the tile right below its centre.
+    let mut ball = SphereIntersector::new(target + DVec3::Y * 0.3, 1.0).unwrap();
+    v.apply(&s, root, &mut ball).unwrap();
+    let h = ball.intersections();
+    assert_eq!(h.len(), 1);
+    assert!((h[0].world_point - target).length() < 1e-6);
+    assert!((h[0].distance - 0.3).abs() < 1e-6);
+}
+
+/// Hits of a grid of vertical segments and balls: (drawable name, primitive, world
+/// point), with the world point moved back by `back`.
+fn probe(
+    s: &SceneGraph,
+    root: NodeId,
+    place: &DMat4,
+    back: &DMat4,
+) -> Vec<Vec<(String, u32, DVec3)>> {
+    let mut v = IntersectionVisitor::new();
+    let mut out = Vec::new();
+    for i in 0..7 {
+        for k in 0..7 {
+            // Local probe positions chosen off the city's metre grid.
+            let x = -150.0 + 47.3 * f64::from(i) + 0.137;
+            let z = -150.0 + 47.3 * f64::from(k) + 0.291;
+            let top = place.transform_point3(DVec3::new(x, 200.0, z));
+            let bottom = place.transform_point3(DVec3::new(x, -5.0, z));
+            let mut seg = LineSegmentIntersector::new(top, bottom).unwrap();
+            v.apply(s, root, &mut seg).unwrap();
+            out.push(
+                seg.intersections()
+                    .iter()
+                    .map(|h| {
+                        (
+                            s.drawable_name(h.drawable).unwrap().to_string(),
+                            h.primitive_index,
+                            back.transform_point3(h.world_point),
+                        )
+                    })
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn the_city_far_away_answers_as_at_the_origin() {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/city.glb")).unwrap();
+    let build = |m: DMat4| {
+        let mut s = SceneGraph::new();
+        let import = import_gltf(&mut s, &bytes, None).unwrap();
+        let root = s.add_group("world");
+        let t = s.add_transform("place", m).unwrap();
+        s.add_child(root, t).unwrap();
+        s.add_child(t, import.root).unwrap();
+        (s, root)
+    };
+    let (near, near_root) = build(DMat4::IDENTITY);
+    let (far_scene, far_root) = build(far());
+    let at_origin = probe(&near, near_root, &DMat4::IDENTITY, &DMat4::IDENTITY);
+    let moved = probe(&far_scene, far_root, &far(), &far().inverse());
+    assert!(at_origin.iter().filter(|h| !h.is_empty()).count() > 30);
+    for (a, b) in at_origin.iter().zip(&moved) {
+        // Two surfaces at the same height (a road on the ground) tie in ratio: rounding
+        // may order them either way, so compare as sets sorted by primitive.
+        let sorted = |h: &[(String, u32, DVec3)]| {
+            let mut h = h.to_vec();
+            h.sort_by(|x, y| (&x.0, x.1).cmp(&(&y.0, y.1)));
+            h
+        };
+        let (a, b) = (&sorted(a), &sorted(b));
+        let ids =
+            |h: &[(String, u32, DVec3)]| h.iter().map(|x| (x.0.clone(), x.1)).collect::<Vec<_>>();
+        assert_eq!(ids(a), ids(b));
+        for (x, y) in a.iter().zip(b) {
+            assert!((x.2 - y.2).length() < 1e-6, "{:?} vs {:?}", x.2, y.2);
+        }
+    }
+}

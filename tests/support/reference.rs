@@ -1,0 +1,520 @@
+//! A brute-force reference for the three intersectors, shared by `tests/properties.rs`,
+//! `tests/precision.rs` and the `query` fuzz target (which includes this file by path).
+//!
+//! The reference knows nothing of the visitor, culling or local frames: it walks every
+//! node path from the root, takes the path's matrix from [`SceneGraph::local_to_world`],
+//! moves every primitive's vertices to world space and tests them there, in `f64`, with
+//! its own formulas (Möller–Trumbore for segments, Ericson's closest point for spheres,
+//! Sutherland–Hodgman for polytopes).
+//!
+//! Floating point makes a contact exactly on a boundary (a segment through an edge, a
+//! ball touching a vertex) undecidable by two different formulas, so the reference gives
+//! a [`Verdict`] with a tolerance band: `Hit` when the primitive is hit even after
+//! shrinking everything by `margin`, `Miss` when it is missed even after growing
+//! everything by `margin`, `Unsure` in between. [`check`] then asserts that the library
+//! found every `Hit` and no `Miss`.
+//!
+//! All queries go through [`run_query`], which takes the code path as a parameter
+//! ([`CODE_PATHS`] lists them): an accelerated traversal or a batch API can be added
+//! there and every property then checks it too.
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, HashMap};
+
+use glam::{DMat4, DVec3, DVec4, Vec3};
+use scene_intersect::drawable::{Geometry, PrimitiveFunctor};
+use scene_intersect::graph::{DrawableId, NodeId, NodeKind, SceneGraph};
+use scene_intersect::intersectors::{
+    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveKind, QueryError,
+    SphereIntersector,
+};
+use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor};
+
+/// A world-space query.
+#[derive(Clone, Debug)]
+pub enum Query {
+    /// A closed segment from the first point to the second.
+    Segment(DVec3, DVec3),
+    /// A polytope given by its inward planes.
+    Polytope(Vec<DVec4>),
+    /// A closed ball: centre and radius.
+    Sphere(DVec3, f64),
+}
+
+/// Identifies one primitive visit: node path, drawable, primitive index.
+pub type PrimKey = (Vec<NodeId>, DrawableId, u32);
+
+/// One hit, whatever intersector found it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    /// Node path, drawable and primitive index.
+    pub key: PrimKey,
+    /// The order key: ratio for segments, distance for polytopes and spheres.
+    pub order: f64,
+    /// The world point of the hit.
+    pub point: DVec3,
+    /// For polytope hits, the clipped polygon (world space); empty otherwise.
+    pub polygon: Vec<DVec3>,
+}
+
+/// A way of answering a query: the plain visitor today, more later.
+pub type QueryFn =
+    fn(&SceneGraph, NodeId, &Query, IntersectionLimit) -> Result<Vec<Hit>, QueryError>;
+
+/// Every code path the properties check. Add an accelerated traversal or the batch API
+/// here (with its name) and all properties run against it as well.
+pub const CODE_PATHS: &[(&str, QueryFn)] = &[("visitor", run_query)];
+
+/// Answers `query` with the plain [`IntersectionVisitor`].
+pub fn run_query(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+) -> Result<Vec<Hit>, QueryError> {
+    let mut visitor = IntersectionVisitor::new();
+    Ok(match query {
+        Query::Segment(a, b) => {
+            let mut i = LineSegmentIntersector::new(*a, *b)?.with_limit(limit);
+            visitor.apply(scene, root, &mut i)?;
+            i.take_intersections()
+                .into_iter()
+                .map(|h| Hit {
+                    key: (h.node_path, h.drawable, h.primitive_index),
+                    order: h.ratio,
+                    point: h.world_point,
+                    polygon: Vec::new(),
+                })
+                .collect()
+        }
+        Query::Polytope(planes) => {
+            let mut i =
+                PolytopeIntersector::new(Polytope::new(planes.iter().copied())?).with_limit(limit);
+            visitor.apply(scene, root, &mut i)?;
+            i.take_intersections()
+                .into_iter()
+                .map(|h| Hit {
+                    key: (h.node_path, h.drawable, h.primitive_index),
+                    order: h.distance,
+                    point: h.world_point,
+                    polygon: h.polygon.to_vec(),
+                })
+                .collect()
+        }
+        Query::Sphere(c, r) => {
+            let mut i = SphereIntersector::new(*c, *r)?.with_limit(limit);
+            visitor.apply(scene, root, &mut i)?;
+            i.take_intersections()
+                .into_iter()
+                .map(|h| Hit {
+                    key: (h.node_path, h.drawable, h.primitive_index),
+                    order: h.distance,
+                    point: h.world_point,
+                    polygon: Vec::new(),
+                })
+                .collect()
+        }
+    })
+}
+
+/// One primitive in world space.
+#[derive(Clone, Debug)]
+pub struct WorldPrimitive {
+    /// Node path, drawable and primitive index.
+    pub key: PrimKey,
+    /// Point, line or triangle.
+    pub kind: PrimitiveKind,
+    /// Its 1, 2 or 3 vertices in world space.
+    pub vertices: Vec<DVec3>,
+}
+
+#[derive(Default)]
+struct Collect {
+    out: Vec<(PrimitiveKind, Vec<Vec3>, u32)>,
+}
+
+impl PrimitiveFunctor for Collect {
+    fn point(&mut self, vertex: Vec3, _: u32, primitive_index: u32) {
+        self.out
+            .push((PrimitiveKind::Point, vec![vertex], primitive_index));
+    }
+    fn line(&mut self, vertices: [Vec3; 2], _: [u32; 2], primitive_index: u32) {
+        self.out
+            .push((PrimitiveKind::Line, vertices.to_vec(), primitive_index));
+    }
+    fn triangle(&mut self, vertices: [Vec3; 3], _: [u32; 3], primitive_index: u32) {
+        self.out
+            .push((PrimitiveKind::Triangle, vertices.to_vec(), primitive_index));
+    }
+}
+
+/// Every primitive under `root`, once per node path, in world space. Handles the node
+/// kinds random scenes use (Group, relative Transform, Geode; default node masks);
+/// subtrees under a singular transform are left out, as the design says they are never
+/// hit.
+pub fn flatten(scene: &SceneGraph, root: NodeId) -> Vec<WorldPrimitive> {
+    let mut out = Vec::new();
+    let mut path = vec![root];
+    walk(scene, &mut path, &mut out);
+    out
+}
+
+fn walk(scene: &SceneGraph, path: &mut Vec<NodeId>, out: &mut Vec<WorldPrimitive>) {
+    let id = *path.last().expect("non-empty path");
+    let node = scene.node(id).expect("node on the path");
+    match node.kind() {
+        NodeKind::Geode { drawables } => {
+            let m: DMat4 = scene.local_to_world(path).expect("valid path");
+            if m.determinant() == 0.0 {
+                return;
+            }
+            for &d in drawables {
+                let mut c = Collect::default();
+                scene.drawable(d).expect("drawable").accept(&mut c);
+                for (kind, vs, index) in c.out {
+                    out.push(WorldPrimitive {
+                        key: (path.clone(), d, index),
+                        kind,
+                        vertices: vs
+                            .iter()
+                            .map(|v| m.transform_point3(v.as_dvec3()))
+                            .collect(),
+                    });
+                }
+            }
+        }
+        NodeKind::Group | NodeKind::Transform(_) => {
+            for &c in node.children() {
+                path.push(c);
+                walk(scene, path, out);
+                path.pop();
+            }
+        }
+        other => panic!("the reference does not handle {}", other.name()),
+    }
+}
+
+/// The reference's answer for one primitive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Verdict {
+    /// Hit even with everything shrunk by the margin; the order key (ratio or distance).
+    Hit(f64),
+    /// Missed even with everything grown by the margin.
+    Miss,
+    /// Within the margin of a boundary: either answer is right.
+    Unsure,
+}
+
+/// Segment `s → e` against triangle `(a, b, c)` (Möller–Trumbore). `margin` is relative
+/// (barycentric and ratio units).
+pub fn segment_triangle(s: DVec3, e: DVec3, [a, b, c]: [DVec3; 3], margin: f64) -> Verdict {
+    let d = e - s;
+    let (e1, e2) = (b - a, c - a);
+    let n = e1.cross(e2);
+    // Near-degenerate triangles and near-coplanar segments are boundary cases.
+    if n.length() <= 1e-9 * e1.length() * e2.length()
+        || n.dot(d).abs() <= 1e-9 * n.length() * d.length()
+    {
+        return if near_miss_box(s, e, &[a, b, c], margin) {
+            Verdict::Miss
+        } else {
+            Verdict::Unsure
+        };
+    }
+    let p = d.cross(e2);
+    let det = e1.dot(p);
+    let inv = 1.0 / det;
+    let t0 = s - a;
+    let u = t0.dot(p) * inv;
+    let q = t0.cross(e1);
+    let v = d.dot(q) * inv;
+    let t = e2.dot(q) * inv;
+    let w = 1.0 - u - v;
+    let lo = u.min(v).min(w).min(t).min(1.0 - t);
+    if lo > margin {
+        Verdict::Hit(t)
+    } else if lo < -margin {
+        Verdict::Miss
+    } else {
+        Verdict::Unsure
+    }
+}
+
+/// True when the segment's and the primitive's boxes are apart by more than `margin`
+/// (relative to their size): a sure miss for degenerate cases.
+fn near_miss_box(s: DVec3, e: DVec3, vs: &[DVec3], margin: f64) -> bool {
+    let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+    for v in vs {
+        lo = lo.min(*v);
+        hi = hi.max(*v);
+    }
+    let pad = margin * (1.0 + (hi - lo).length() + (e - s).length());
+    let (slo, shi) = (s.min(e), s.max(e));
+    (slo - hi).max_element() > pad || (lo - shi).max_element() > pad
+}
+
+/// The point of triangle `(a, b, c)` closest to `p` (Ericson, Real-Time Collision
+/// Detection 5.1.5), in f64.
+pub fn closest_on_triangle(p: DVec3, [a, b, c]: [DVec3; 3]) -> DVec3 {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let denom = 1.0 / (va + vb + vc);
+    if !denom.is_finite() {
+        // Degenerate triangle: the closest point of its three edges.
+        return [(a, b), (b, c), (c, a)]
+            .into_iter()
+            .map(|(x, y)| closest_on_segment(p, x, y))
+            .min_by(|x, y| (*x - p).length().total_cmp(&(*y - p).length()))
+            .expect("three edges");
+    }
+    a + ab * (vb * denom) + ac * (vc * denom)
+}
+
+/// The point of segment `[a, b]` closest to `p`.
+pub fn closest_on_segment(p: DVec3, a: DVec3, b: DVec3) -> DVec3 {
+    let d = b - a;
+    let len2 = d.length_squared();
+    if len2 == 0.0 {
+        return a;
+    }
+    a + d * ((p - a).dot(d) / len2).clamp(0.0, 1.0)
+}
+
+/// The magnitude rounding errors scale with: 1 plus the largest coordinate of `points`.
+fn magnitude(points: &[DVec3]) -> f64 {
+    1.0 + points
+        .iter()
+        .map(|p| p.abs().max_element())
+        .fold(0.0, f64::max)
+}
+
+/// Ball `(center, radius)` against a primitive; `margin` is relative to the magnitude of
+/// the coordinates involved.
+pub fn sphere_primitive(center: DVec3, radius: f64, prim: &WorldPrimitive, margin: f64) -> Verdict {
+    let v = &prim.vertices;
+    let margin = margin * (magnitude(v) + magnitude(&[center]) + radius);
+    let closest = match prim.kind {
+        PrimitiveKind::Point => v[0],
+        PrimitiveKind::Line => closest_on_segment(center, v[0], v[1]),
+        PrimitiveKind::Triangle => closest_on_triangle(center, [v[0], v[1], v[2]]),
+    };
+    let dist = (closest - center).length();
+    if dist < radius - margin {
+        Verdict::Hit(dist)
+    } else if dist > radius + margin {
+        Verdict::Miss
+    } else {
+        Verdict::Unsure
+    }
+}
+
+/// Sutherland–Hodgman: the part of the convex polygon `poly` (any number of vertices,
+/// possibly collinear) where every plane is `>= -offset * |normal|`.
+pub fn clip(poly: &[DVec3], planes: &[DVec4], offset: f64) -> Vec<DVec3> {
+    let mut cur = poly.to_vec();
+    for p in planes {
+        if cur.is_empty() {
+            break;
+        }
+        let n = p.truncate();
+        let dist = |x: DVec3| n.dot(x) + p.w + offset * n.length();
+        let mut next = Vec::new();
+        for i in 0..cur.len() {
+            let (x, y) = (cur[i], cur[(i + 1) % cur.len()]);
+            let (dx, dy) = (dist(x), dist(y));
+            if dx >= 0.0 {
+                next.push(x);
+            }
+            if (dx >= 0.0) != (dy >= 0.0) && cur.len() > 1 {
+                next.push(x + (y - x) * (dx / (dx - dy)));
+            }
+        }
+        cur = next;
+    }
+    cur
+}
+
+/// Polytope against a primitive; `margin` is relative to the magnitude of the
+/// coordinates involved.
+pub fn polytope_primitive(planes: &[DVec4], prim: &WorldPrimitive, margin: f64) -> Verdict {
+    let offsets = planes
+        .iter()
+        .map(|p| p.w.abs() / p.truncate().length())
+        .fold(0.0, f64::max);
+    let margin = margin * (magnitude(&prim.vertices) + offsets);
+    let inner = clip(&prim.vertices, planes, -margin);
+    if !inner.is_empty() {
+        let c = inner.iter().copied().sum::<DVec3>() / inner.len() as f64;
+        let last = planes.last().expect("at least one plane");
+        return Verdict::Hit((last.truncate().dot(c) + last.w) / last.truncate().length());
+    }
+    if clip(&prim.vertices, planes, margin).is_empty() {
+        Verdict::Miss
+    } else {
+        Verdict::Unsure
+    }
+}
+
+/// The reference verdict for every primitive under `root`, with the number of
+/// triangles/lines/points that share its key (a quad is two triangles with one primitive
+/// index, and a segment through its diagonal hits both). The verdicts of parts sharing a
+/// key are merged: `Hit` if any part is surely hit (the least order key), `Miss` if all
+/// are surely missed, `Unsure` otherwise. `margin` is relative: barycentric and ratio
+/// units for segments, a fraction of the coordinates' magnitude for polytopes and
+/// spheres.
+pub fn verdicts(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    margin: f64,
+) -> Vec<(PrimKey, Verdict)> {
+    verdicts_with_parts(scene, root, query, margin)
+        .into_iter()
+        .map(|(k, v, _)| (k, v))
+        .collect()
+}
+
+fn verdict_of(prim: &WorldPrimitive, query: &Query, margin: f64) -> Verdict {
+    match query {
+        Query::Segment(s, e) => match prim.kind {
+            // Without a picking tolerance segments hit triangles only.
+            PrimitiveKind::Triangle => segment_triangle(
+                *s,
+                *e,
+                [prim.vertices[0], prim.vertices[1], prim.vertices[2]],
+                margin,
+            ),
+            _ => Verdict::Miss,
+        },
+        Query::Sphere(c, r) => sphere_primitive(*c, *r, prim, margin),
+        Query::Polytope(planes) => polytope_primitive(planes, prim, margin),
+    }
+}
+
+/// [`verdicts`] plus the number of parts of each key.
+pub fn verdicts_with_parts(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    margin: f64,
+) -> Vec<(PrimKey, Verdict, usize)> {
+    let mut out: Vec<(PrimKey, Verdict, usize)> = Vec::new();
+    let mut index: HashMap<PrimKey, usize> = HashMap::new();
+    for prim in flatten(scene, root) {
+        let v = verdict_of(&prim, query, margin);
+        match index.get(&prim.key) {
+            Some(&i) => {
+                let (_, old, parts) = &mut out[i];
+                *parts += 1;
+                *old = match (*old, v) {
+                    (Verdict::Hit(a), Verdict::Hit(b)) => Verdict::Hit(a.min(b)),
+                    (Verdict::Hit(a), _) | (_, Verdict::Hit(a)) => Verdict::Hit(a),
+                    (Verdict::Miss, Verdict::Miss) => Verdict::Miss,
+                    _ => Verdict::Unsure,
+                };
+            }
+            None => {
+                index.insert(prim.key.clone(), out.len());
+                out.push((prim.key, v, 1));
+            }
+        }
+    }
+    out
+}
+
+/// Checks hits found with limit `None` against the reference: every sure hit found, no
+/// sure miss found, no key reported more often than it has parts, and the least order
+/// key of a sure hit within `key_tolerance` of the reference's. Returns a description of
+/// the first disagreement.
+pub fn check(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    hits: &[Hit],
+    margin: f64,
+    key_tolerance: f64,
+) -> Result<(), String> {
+    let mut found: HashMap<&PrimKey, Vec<&Hit>> = HashMap::new();
+    for h in hits {
+        found.entry(&h.key).or_default().push(h);
+    }
+    let verdicts = verdicts_with_parts(scene, root, query, margin);
+    for (key, verdict, parts) in &verdicts {
+        let got = found.remove(key).unwrap_or_default();
+        if got.len() > *parts {
+            return Err(format!(
+                "{key:?} reported {} times but has {parts} part(s)",
+                got.len()
+            ));
+        }
+        let least = got.iter().map(|h| h.order).fold(f64::INFINITY, f64::min);
+        match verdict {
+            Verdict::Hit(order) if got.is_empty() => {
+                return Err(format!(
+                    "{key:?} is clearly hit (key {order}) but was not found"
+                ))
+            }
+            Verdict::Hit(order) if (least - order).abs() > key_tolerance => {
+                return Err(format!(
+                    "{key:?}: order key {least} but the reference says {order}"
+                ))
+            }
+            Verdict::Miss if !got.is_empty() => {
+                return Err(format!("{key:?} is clearly missed but was found: {got:?}"))
+            }
+            _ => {}
+        }
+    }
+    if let Some((k, h)) = found.into_iter().next() {
+        return Err(format!(
+            "hit on a primitive the reference does not know: {k:?} {h:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// The hits grouped by their (node path, drawable) visit.
+pub fn by_visit(hits: &[Hit]) -> BTreeMap<(Vec<NodeId>, DrawableId), Vec<&Hit>> {
+    let mut m: BTreeMap<_, Vec<&Hit>> = BTreeMap::new();
+    for h in hits {
+        m.entry((h.key.0.clone(), h.key.1)).or_default().push(h);
+    }
+    m
+}
+
+/// Builds a geometry or panics: for test scenes whose indices are valid by construction.
+pub fn geometry(
+    vertices: Vec<Vec3>,
+    sets: Vec<scene_intersect::drawable::PrimitiveSet>,
+) -> Geometry {
+    let mut g = Geometry::new(vertices);
+    for s in sets {
+        g.add_primitive_set(s).expect("valid primitive set");
+    }
+    g
+}
