@@ -9,10 +9,9 @@
 //! `(px + 0.5, py + 0.5)` (top-left origin, y down) against edge functions, edges
 //! included, both windings.
 //!
-//! Uses `../shared/data/littlest_tokyo.glb` (141 802 triangles, no acceleration
-//! structure yet, so every ray tests most of them): a small, odd-sized viewport keeps
-//! the debug-build test fast, and odd sizes put the window centre on the centre
-//! pixel's centre. A full-size variant is `#[ignore]`d. Skipped with a notice when
+//! Uses `../shared/data/littlest_tokyo.glb` (141 802 triangles) at 97 x 65 pixels; odd
+//! sizes put the window centre on the centre pixel's centre. A 321 x 241 variant is
+//! `#[ignore]`d (run it with `--release -- --ignored`). Skipped with a notice when
 //! `../shared` is absent.
 
 #[allow(dead_code)]
@@ -188,11 +187,11 @@ fn compare(size: (u32, u32)) {
 
 #[test]
 fn ray_cast_render_matches_rasterisation_of_littlest_tokyo() {
-    compare((29, 21));
+    compare((97, 65));
 }
 
 #[test]
-#[ignore = "slow without an acceleration structure: about 1.7 ms per ray in release"]
+#[ignore = "larger image: a few seconds in release, much longer in a debug build"]
 fn ray_cast_render_matches_rasterisation_of_littlest_tokyo_large() {
-    compare((161, 121));
+    compare((321, 241));
 }

@@ -74,12 +74,12 @@ impl Camera {
 
     /// World to eye.
     pub fn view(&self) -> DMat4 {
-        DMat4::look_at_rh(self.eye, self.target, self.up)
+        glam::dcamera::rh::view::look_at_mat4(self.eye, self.target, self.up)
     }
 
     /// Eye to clip (OpenGL depth range).
     pub fn projection(&self) -> DMat4 {
-        DMat4::perspective_rh_gl(
+        glam::dcamera::rh::proj::opengl::perspective(
             self.fov_y_degrees.to_radians(),
             f64::from(self.width) / f64::from(self.height),
             self.near,

@@ -66,18 +66,7 @@ impl SceneIndex {
     /// builds the BVH. Computes every node bound of the subtree on the way, so that any
     /// later edit below `root` reaches `root` in the invalidation walk.
     pub fn build(scene: &SceneGraph, root: NodeId) -> SceneIndex {
-        let mut instances = Vec::new();
-        let mut path = Vec::new();
-        let mut gates = SmallVec::new();
-        collect(
-            scene,
-            root,
-            &DMat4::IDENTITY,
-            &DMat4::IDENTITY,
-            &mut path,
-            &mut gates,
-            &mut instances,
-        );
+        let instances = collect(scene, root);
         let boxes: Vec<Aabb> = instances.iter().map(|i| i.world_box).collect();
         let (bvh, order) = Bvh::build(&boxes);
         let mut slots: Vec<Option<Instance>> = instances.into_iter().map(Some).collect();
@@ -99,97 +88,116 @@ impl SceneIndex {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn collect(
-    scene: &SceneGraph,
+/// One node still to visit: where it hangs and in which frame.
+struct Pending {
     id: NodeId,
-    local_to_world: &DMat4,
-    world_to_local: &DMat4,
-    path: &mut Vec<NodeId>,
-    gates: &mut SmallVec<[Gate; 1]>,
-    out: &mut Vec<Instance>,
-) {
-    let Some(node) = scene.node(id) else { return };
-    // Cache the bound (see `build`); empty subtrees hold nothing to index.
-    if scene.node_bound(id).is_none_or(|b| b.is_empty())
-        && !matches!(node.kind(), NodeKind::Switch { .. })
-    {
-        // A switch with only disabled children has an empty bound but may hold instances.
-        if !has_switch_below(scene, id) {
-            return;
-        }
-    }
-    path.push(id);
-    let children = node.children();
-    match node.kind() {
-        NodeKind::Group => {
-            for &c in children {
-                collect(scene, c, local_to_world, world_to_local, path, gates, out);
+    local_to_world: DMat4,
+    world_to_local: DMat4,
+    /// Length of the path above it.
+    depth: usize,
+    /// Number of gates above it.
+    gate_count: usize,
+    /// The gate its parent adds, if any.
+    gate: Option<Gate>,
+}
+
+/// Every instance under `root`, depth first with an explicit stack (hierarchies may be
+/// deep; the call stack must not grow with them).
+fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
+    let mut out = Vec::new();
+    let mut path: Vec<NodeId> = Vec::new();
+    let mut gates: SmallVec<[Gate; 1]> = SmallVec::new();
+    let mut stack = vec![Pending {
+        id: root,
+        local_to_world: DMat4::IDENTITY,
+        world_to_local: DMat4::IDENTITY,
+        depth: 0,
+        gate_count: 0,
+        gate: None,
+    }];
+    while let Some(p) = stack.pop() {
+        path.truncate(p.depth);
+        gates.truncate(p.gate_count);
+        gates.extend(p.gate);
+        let Some(node) = scene.node(p.id) else {
+            continue;
+        };
+        // Cache the bound (see `SceneIndex::build`).
+        let _ = scene.node_bound(p.id);
+        path.push(p.id);
+        let (depth, gate_count) = (path.len(), gates.len());
+        let child = |id: NodeId, l2w: DMat4, w2l: DMat4, gate: Option<Gate>| Pending {
+            id,
+            local_to_world: l2w,
+            world_to_local: w2l,
+            depth,
+            gate_count,
+            gate,
+        };
+        let children = node.children();
+        match node.kind() {
+            NodeKind::Group => {
+                for &c in children.iter().rev() {
+                    stack.push(child(c, p.local_to_world, p.world_to_local, None));
+                }
             }
-        }
-        NodeKind::Switch { .. } => {
-            for (position, &c) in children.iter().enumerate() {
-                gates.push(Gate::Switch { node: id, position });
-                collect(scene, c, local_to_world, world_to_local, path, gates, out);
-                gates.pop();
+            NodeKind::Switch { .. } => {
+                for (position, &c) in children.iter().enumerate().rev() {
+                    let gate = Gate::Switch {
+                        node: p.id,
+                        position,
+                    };
+                    stack.push(child(c, p.local_to_world, p.world_to_local, Some(gate)));
+                }
             }
-        }
-        NodeKind::Lod(_) => {
-            for (position, &c) in children.iter().enumerate() {
-                gates.push(Gate::Lod {
-                    node: id,
-                    position,
-                    local_to_world: *local_to_world,
-                });
-                collect(scene, c, local_to_world, world_to_local, path, gates, out);
-                gates.pop();
+            NodeKind::Lod(_) => {
+                for (position, &c) in children.iter().enumerate().rev() {
+                    let gate = Gate::Lod {
+                        node: p.id,
+                        position,
+                        local_to_world: p.local_to_world,
+                    };
+                    stack.push(child(c, p.local_to_world, p.world_to_local, Some(gate)));
+                }
             }
-        }
-        NodeKind::Transform(t) => {
-            // Exactly the visitor's arithmetic, so the matrices are bit for bit the same.
-            let child_to_world = match t.reference_frame {
-                ReferenceFrame::Relative => *local_to_world * t.matrix,
-                ReferenceFrame::Absolute => t.matrix,
-            };
-            let world_to_child = child_to_world.inverse();
-            let det = child_to_world.determinant();
-            if det != 0.0 && det.is_finite() && world_to_child.is_finite() {
-                for &c in children {
-                    collect(scene, c, &child_to_world, &world_to_child, path, gates, out);
+            NodeKind::Transform(t) => {
+                // Exactly the visitor's arithmetic, so the matrices are bit for bit the same.
+                let child_to_world = match t.reference_frame {
+                    ReferenceFrame::Relative => p.local_to_world * t.matrix,
+                    ReferenceFrame::Absolute => t.matrix,
+                };
+                let world_to_child = child_to_world.inverse();
+                let det = child_to_world.determinant();
+                if det != 0.0 && det.is_finite() && world_to_child.is_finite() {
+                    for &c in children.iter().rev() {
+                        stack.push(child(c, child_to_world, world_to_child, None));
+                    }
+                }
+            }
+            NodeKind::Geode { drawables } => {
+                for &d in drawables {
+                    let Some(b) = scene.drawable_bound(d).filter(|b| !b.is_empty()) else {
+                        continue;
+                    };
+                    let w = b.transformed(&p.local_to_world);
+                    // Pad for the rounding of the corner transform, then round outward.
+                    let pad = (w.max - w.min).length() * 1e-9
+                        + w.min.abs().max(w.max.abs()).max_element() * 1e-12
+                        + 1e-12;
+                    out.push(Instance {
+                        path: path.clone().into_boxed_slice(),
+                        drawable: d,
+                        local_to_world: p.local_to_world,
+                        world_to_local: p.world_to_local,
+                        world_box: Aabb::from_f64_outward(
+                            w.min - DVec3::splat(pad),
+                            w.max + DVec3::splat(pad),
+                        ),
+                        gates: gates.clone(),
+                    });
                 }
             }
         }
-        NodeKind::Geode { drawables } => {
-            for &d in drawables {
-                let Some(b) = scene.drawable_bound(d).filter(|b| !b.is_empty()) else {
-                    continue;
-                };
-                let w = b.transformed(local_to_world);
-                // Pad for the rounding of the corner transform, then round outward.
-                let pad = (w.max - w.min).length() * 1e-9
-                    + w.min.abs().max(w.max.abs()).max_element() * 1e-12
-                    + 1e-12;
-                out.push(Instance {
-                    path: path.clone().into_boxed_slice(),
-                    drawable: d,
-                    local_to_world: *local_to_world,
-                    world_to_local: *world_to_local,
-                    world_box: Aabb::from_f64_outward(
-                        w.min - DVec3::splat(pad),
-                        w.max + DVec3::splat(pad),
-                    ),
-                    gates: gates.clone(),
-                });
-            }
-        }
     }
-    path.pop();
-}
-
-fn has_switch_below(scene: &SceneGraph, id: NodeId) -> bool {
-    let Some(node) = scene.node(id) else {
-        return false;
-    };
-    matches!(node.kind(), NodeKind::Switch { .. })
-        || node.children().iter().any(|&c| has_switch_below(scene, c))
+    out
 }

@@ -25,8 +25,8 @@ use glam::{DMat4, DVec3, DVec4, Vec3};
 use scene_intersect::drawable::{Geometry, PrimitiveFunctor};
 use scene_intersect::graph::{DrawableId, NodeId, NodeKind, SceneGraph};
 use scene_intersect::intersectors::{
-    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveKind, QueryError,
-    SphereIntersector,
+    AnyIntersector, LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveKind,
+    QueryError, SphereIntersector,
 };
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor};
 
@@ -57,15 +57,19 @@ pub struct Hit {
     pub polygon: Vec<DVec3>,
 }
 
-/// A way of answering a query: the plain visitor today, more later.
+/// A way of answering a query.
 pub type QueryFn =
     fn(&SceneGraph, NodeId, &Query, IntersectionLimit) -> Result<Vec<Hit>, QueryError>;
 
-/// Every code path the properties check. Add an accelerated traversal or the batch API
-/// here (with its name) and all properties run against it as well.
-pub const CODE_PATHS: &[(&str, QueryFn)] = &[("visitor", run_query)];
+/// Every code path the properties check: the plain traversal, the accelerated one
+/// (scene index + primitive BVHs) and the parallel batch API.
+pub const CODE_PATHS: &[(&str, QueryFn)] = &[
+    ("plain visitor", run_query),
+    ("accelerated visitor", run_query_accelerated),
+    ("parallel batch", run_query_batch),
+];
 
-/// Answers `query` with the plain [`IntersectionVisitor`].
+/// Answers `query` with the plain [`IntersectionVisitor`] (no acceleration).
 pub fn run_query(
     scene: &SceneGraph,
     root: NodeId,
@@ -73,48 +77,99 @@ pub fn run_query(
     limit: IntersectionLimit,
 ) -> Result<Vec<Hit>, QueryError> {
     let mut visitor = IntersectionVisitor::new();
-    Ok(match query {
-        Query::Segment(a, b) => {
-            let mut i = LineSegmentIntersector::new(*a, *b)?.with_limit(limit);
-            visitor.apply(scene, root, &mut i)?;
-            i.take_intersections()
-                .into_iter()
-                .map(|h| Hit {
-                    key: (h.node_path, h.drawable, h.primitive_index),
-                    order: h.ratio,
-                    point: h.world_point,
-                    polygon: Vec::new(),
-                })
-                .collect()
+    visitor.set_use_acceleration(false);
+    answer(scene, root, query, limit, |i| visitor.apply(scene, root, i))
+}
+
+/// Answers `query` with the accelerated [`IntersectionVisitor`] (the default).
+pub fn run_query_accelerated(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+) -> Result<Vec<Hit>, QueryError> {
+    let mut visitor = IntersectionVisitor::new();
+    answer(scene, root, query, limit, |i| visitor.apply(scene, root, i))
+}
+
+/// Answers `query` through [`IntersectionVisitor::apply_batch`], as one of several
+/// identical queries answered in parallel; every copy must agree.
+pub fn run_query_batch(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+) -> Result<Vec<Hit>, QueryError> {
+    let visitor = IntersectionVisitor::new();
+    answer(scene, root, query, limit, |i| {
+        let mut copies = vec![i.clone(); 4];
+        for outcome in visitor.apply_batch(scene, root, &mut copies) {
+            outcome?;
         }
-        Query::Polytope(planes) => {
-            let mut i =
-                PolytopeIntersector::new(Polytope::new(planes.iter().copied())?).with_limit(limit);
-            visitor.apply(scene, root, &mut i)?;
-            i.take_intersections()
-                .into_iter()
-                .map(|h| Hit {
-                    key: (h.node_path, h.drawable, h.primitive_index),
-                    order: h.distance,
-                    point: h.world_point,
-                    polygon: h.polygon.to_vec(),
-                })
-                .collect()
+        let first = copies.swap_remove(0);
+        for other in &copies {
+            assert_eq!(hits_of(other), hits_of(&first), "batch copies disagree");
         }
-        Query::Sphere(c, r) => {
-            let mut i = SphereIntersector::new(*c, *r)?.with_limit(limit);
-            visitor.apply(scene, root, &mut i)?;
-            i.take_intersections()
-                .into_iter()
-                .map(|h| Hit {
-                    key: (h.node_path, h.drawable, h.primitive_index),
-                    order: h.distance,
-                    point: h.world_point,
-                    polygon: Vec::new(),
-                })
-                .collect()
-        }
+        *i = first;
+        Ok(())
     })
+}
+
+/// The hits of an answered intersector, in the reference's form.
+fn hits_of(i: &AnyIntersector) -> Vec<Hit> {
+    match i {
+        AnyIntersector::LineSegment(i) => i
+            .intersections()
+            .iter()
+            .map(|h| Hit {
+                key: (h.node_path.clone(), h.drawable, h.primitive_index),
+                order: h.ratio,
+                point: h.world_point,
+                polygon: Vec::new(),
+            })
+            .collect(),
+        AnyIntersector::Polytope(i) => i
+            .intersections()
+            .iter()
+            .map(|h| Hit {
+                key: (h.node_path.clone(), h.drawable, h.primitive_index),
+                order: h.distance,
+                point: h.world_point,
+                polygon: h.polygon.to_vec(),
+            })
+            .collect(),
+        AnyIntersector::Sphere(i) => i
+            .intersections()
+            .iter()
+            .map(|h| Hit {
+                key: (h.node_path.clone(), h.drawable, h.primitive_index),
+                order: h.distance,
+                point: h.world_point,
+                polygon: Vec::new(),
+            })
+            .collect(),
+    }
+}
+
+/// Builds the intersector for `query`, runs it with `run`, converts its hits.
+fn answer(
+    _scene: &SceneGraph,
+    _root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+    mut run: impl FnMut(&mut AnyIntersector) -> Result<(), QueryError>,
+) -> Result<Vec<Hit>, QueryError> {
+    let mut i: AnyIntersector = match query {
+        Query::Segment(a, b) => LineSegmentIntersector::new(*a, *b)?
+            .with_limit(limit)
+            .into(),
+        Query::Polytope(planes) => PolytopeIntersector::new(Polytope::new(planes.iter().copied())?)
+            .with_limit(limit)
+            .into(),
+        Query::Sphere(c, r) => SphereIntersector::new(*c, *r)?.with_limit(limit).into(),
+    };
+    run(&mut i)?;
+    Ok(hits_of(&i))
 }
 
 /// One primitive in world space.
