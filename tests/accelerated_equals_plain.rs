@@ -156,3 +156,65 @@ fn an_edit_rebuilds_the_bvh() {
         "a stale BVH still answers with the old ground: {ys:?}"
     );
 }
+
+#[test]
+fn moving_a_transform_refits_the_index_instead_of_rebuilding_it() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/city.glb");
+    let (mut scene, import) = load_gltf(&path).unwrap();
+    let root = import.root;
+    let vehicle = scene.find_node("vehicle").unwrap();
+    scene.build_acceleration();
+    assert_eq!(scene.scene_index(root).unwrap().refit_count(), 0);
+    let probe = |scene: &SceneGraph, x: f64| {
+        let mut results = Vec::new();
+        for accelerated in [false, true] {
+            let mut i = LineSegmentIntersector::new(
+                DVec3::new(x, 10.0, -170.0),
+                DVec3::new(x, -1.0, -170.0),
+            )
+            .unwrap();
+            run(scene, root, accelerated, &mut i);
+            results.push(i.take_intersections());
+        }
+        assert_eq!(
+            results[0], results[1],
+            "accelerated and plain differ after a move"
+        );
+        results.pop().unwrap()
+    };
+    // Drive the vehicle along the first street (x from -175 towards 152 at z = -170),
+    // probing straight down through its roof each time.
+    for step in 0..20 {
+        let x = -175.0 + 10.0 * step as f64;
+        scene
+            .set_matrix(
+                vehicle,
+                glam::DMat4::from_translation(DVec3::new(x, 0.0, -170.0))
+                    * glam::DMat4::from_rotation_y(std::f64::consts::FRAC_PI_2),
+            )
+            .unwrap();
+        let hits = probe(&scene, x);
+        assert!(
+            hits.iter().any(|h| h.node_path.contains(&vehicle)),
+            "the moved vehicle is not found at x = {x}"
+        );
+    }
+    // Collapse it (singular), then restore it: gone, then back.
+    scene
+        .set_matrix(vehicle, glam::DMat4::from_scale(DVec3::ZERO))
+        .unwrap();
+    assert!(!probe(&scene, 0.0)
+        .iter()
+        .any(|h| h.node_path.contains(&vehicle)));
+    scene
+        .set_matrix(
+            vehicle,
+            glam::DMat4::from_translation(DVec3::new(5.0, 0.0, -170.0)),
+        )
+        .unwrap();
+    assert!(probe(&scene, 5.0)
+        .iter()
+        .any(|h| h.node_path.contains(&vehicle)));
+    // The very same index absorbed all 22 moves by refitting; a rebuild would reset it.
+    assert_eq!(scene.scene_index(root).unwrap().refit_count(), 22);
+}

@@ -193,6 +193,22 @@ impl Bvh {
         (Bvh { nodes }, order)
     }
 
+    /// Recomputes every node box bottom-up after items moved: a leaf gets
+    /// `leaf_bounds(items)`, an interior node the union of its children. The topology is
+    /// kept (children are always stored after their parent).
+    pub fn refit(&mut self, mut leaf_bounds: impl FnMut(std::ops::Range<usize>) -> Aabb) {
+        for i in (0..self.nodes.len()).rev() {
+            let node = self.nodes[i];
+            self.nodes[i].bounds = if node.is_leaf() {
+                leaf_bounds(node.first as usize..(node.first + node.count) as usize)
+            } else {
+                let mut b = self.nodes[node.first as usize].bounds;
+                b.grow(&self.nodes[node.first as usize + 1].bounds);
+                b
+            };
+        }
+    }
+
     /// Bytes used by the nodes.
     pub fn memory_bytes(&self) -> usize {
         self.nodes.len() * std::mem::size_of::<BvhNode>()

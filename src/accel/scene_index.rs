@@ -51,6 +51,9 @@ pub struct Instance {
     pub world_box: Aabb,
     /// Switch / LOD conditions on the path.
     pub gates: SmallVec<[Gate; 1]>,
+    /// False when a transform on the path is singular (the plain traversal skips such
+    /// subtrees); kept so that a later matrix edit can bring it back by a refit.
+    pub active: bool,
 }
 
 /// Every drawable instance under a root, in a BVH over their world boxes.
@@ -58,6 +61,7 @@ pub struct Instance {
 pub struct SceneIndex {
     bvh: Bvh,
     instances: Vec<Instance>,
+    refits: u64,
 }
 
 impl SceneIndex {
@@ -74,7 +78,11 @@ impl SceneIndex {
             .iter()
             .filter_map(|&i| slots.get_mut(i as usize).and_then(Option::take))
             .collect();
-        SceneIndex { bvh, instances }
+        SceneIndex {
+            bvh,
+            instances,
+            refits: 0,
+        }
     }
 
     /// The instances, in BVH leaf order.
@@ -86,6 +94,77 @@ impl SceneIndex {
     pub fn bvh(&self) -> &Bvh {
         &self.bvh
     }
+
+    /// How many matrix edits this index absorbed by refitting since it was built.
+    pub fn refit_count(&self) -> u64 {
+        self.refits
+    }
+
+    /// After the matrix of `moved` changed: recomputes the matrices and world boxes of
+    /// the instances whose path goes through it (this index's root being `root`), with
+    /// the plain traversal's arithmetic, and refits the tree's boxes bottom-up. Nothing
+    /// else is rebuilt.
+    pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
+        let mut changed = false;
+        for instance in &mut self.instances {
+            if instance.path.first() != Some(&root) || !instance.path.contains(&moved) {
+                continue;
+            }
+            changed = true;
+            let frame = path_frame(scene, &instance.path);
+            instance.active = frame.is_some();
+            if let Some((l2w, w2l)) = frame {
+                instance.local_to_world = l2w;
+                instance.world_to_local = w2l;
+            }
+            instance.world_box = match (frame, scene.drawable_bound(instance.drawable)) {
+                (Some((l2w, _)), Some(b)) if !b.is_empty() => world_box(&b, &l2w),
+                _ => Aabb::EMPTY,
+            };
+        }
+        if changed {
+            self.refits += 1;
+            self.bvh.refit(|range| {
+                let mut b = Aabb::EMPTY;
+                for i in &self.instances[range] {
+                    b.grow(&i.world_box);
+                }
+                b
+            });
+        }
+    }
+}
+
+/// The local-to-world matrix at the end of `path` and its inverse, computed exactly as
+/// the plain traversal does (products in path order, an inverse at each transform), or
+/// `None` when a transform on the way makes it singular.
+fn path_frame(scene: &SceneGraph, path: &[NodeId]) -> Option<(DMat4, DMat4)> {
+    let (mut l2w, mut w2l) = (DMat4::IDENTITY, DMat4::IDENTITY);
+    for &n in path {
+        if let NodeKind::Transform(t) = scene.node(n)?.kind() {
+            let child_to_world = match t.reference_frame {
+                ReferenceFrame::Relative => l2w * t.matrix,
+                ReferenceFrame::Absolute => t.matrix,
+            };
+            let world_to_child = child_to_world.inverse();
+            let det = child_to_world.determinant();
+            if !(det != 0.0 && det.is_finite() && world_to_child.is_finite()) {
+                return None;
+            }
+            l2w = child_to_world;
+            w2l = world_to_child;
+        }
+    }
+    Some((l2w, w2l))
+}
+
+/// A drawable box moved to world space, padded for rounding and rounded outward.
+fn world_box(b: &crate::bounding::BoundingBox, local_to_world: &DMat4) -> Aabb {
+    let w = b.transformed(local_to_world);
+    let pad = (w.max - w.min).length() * 1e-9
+        + w.min.abs().max(w.max.abs()).max_element() * 1e-12
+        + 1e-12;
+    Aabb::from_f64_outward(w.min - DVec3::splat(pad), w.max + DVec3::splat(pad))
 }
 
 /// One node still to visit: where it hangs and in which frame.
@@ -99,6 +178,8 @@ struct Pending {
     gate_count: usize,
     /// The gate its parent adds, if any.
     gate: Option<Gate>,
+    /// Whether a transform above it is singular.
+    singular: bool,
 }
 
 /// Every instance under `root`, depth first with an explicit stack (hierarchies may be
@@ -114,6 +195,7 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
         depth: 0,
         gate_count: 0,
         gate: None,
+        singular: false,
     }];
     while let Some(p) = stack.pop() {
         path.truncate(p.depth);
@@ -126,6 +208,7 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
         let _ = scene.node_bound(p.id);
         path.push(p.id);
         let (depth, gate_count) = (path.len(), gates.len());
+        let singular = p.singular;
         let child = |id: NodeId, l2w: DMat4, w2l: DMat4, gate: Option<Gate>| Pending {
             id,
             local_to_world: l2w,
@@ -133,6 +216,7 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
             depth,
             gate_count,
             gate,
+            singular,
         };
         let children = node.children();
         match node.kind() {
@@ -168,10 +252,12 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
                 };
                 let world_to_child = child_to_world.inverse();
                 let det = child_to_world.determinant();
-                if det != 0.0 && det.is_finite() && world_to_child.is_finite() {
-                    for &c in children.iter().rev() {
-                        stack.push(child(c, child_to_world, world_to_child, None));
-                    }
+                // Below a singular transform instances are kept, inactive, for refits.
+                let singular = !(det != 0.0 && det.is_finite() && world_to_child.is_finite());
+                for &c in children.iter().rev() {
+                    let mut next = child(c, child_to_world, world_to_child, None);
+                    next.singular = p.singular || singular;
+                    stack.push(next);
                 }
             }
             NodeKind::Geode { drawables } => {
@@ -179,20 +265,17 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
                     let Some(b) = scene.drawable_bound(d).filter(|b| !b.is_empty()) else {
                         continue;
                     };
-                    let w = b.transformed(&p.local_to_world);
-                    // Pad for the rounding of the corner transform, then round outward.
-                    let pad = (w.max - w.min).length() * 1e-9
-                        + w.min.abs().max(w.max.abs()).max_element() * 1e-12
-                        + 1e-12;
                     out.push(Instance {
                         path: path.clone().into_boxed_slice(),
                         drawable: d,
                         local_to_world: p.local_to_world,
                         world_to_local: p.world_to_local,
-                        world_box: Aabb::from_f64_outward(
-                            w.min - DVec3::splat(pad),
-                            w.max + DVec3::splat(pad),
-                        ),
+                        world_box: if p.singular {
+                            Aabb::EMPTY
+                        } else {
+                            world_box(&b, &p.local_to_world)
+                        },
+                        active: !p.singular,
                         gates: gates.clone(),
                     });
                 }

@@ -650,7 +650,7 @@ impl SceneGraph {
             NodeKind::Transform(t) => t.matrix = matrix,
             _ => return Err(self.wrong_kind(id, "Transform")),
         }
-        self.invalidate_node(id);
+        self.transform_moved(id);
         Ok(())
     }
 
@@ -737,18 +737,55 @@ impl SceneGraph {
         }
     }
 
-    /// Drops the cached bound of `id` and of every ancestor. A node whose bound is not
-    /// cached has no cached ancestor that depends on it (a bound is computed from its
-    /// children's), so the walk stops there.
+    /// Drops the cached bound and instance index of `id` and of every ancestor. The walk
+    /// goes all the way to the roots: an index can outlive the bounds below it (a refit
+    /// keeps it while bounds are dropped), so no "uncached here, uncached above" shortcut
+    /// holds.
     fn invalidate_node(&mut self, id: NodeId) {
-        let mut stack: SmallVec<[NodeId; 16]> = SmallVec::new();
-        stack.push(id);
-        while let Some(n) = stack.pop() {
+        for n in self.self_and_ancestors(id) {
             if let Some(node) = self.nodes.get_mut(n) {
                 node.index.take();
-                if node.bound.take().is_some() {
-                    stack.extend(node.parents.iter().copied());
+                node.bound.take();
+            }
+        }
+    }
+
+    /// `id` and every ancestor, each once.
+    fn self_and_ancestors(&self, id: NodeId) -> Vec<NodeId> {
+        let mut seen = HashSet::new();
+        let mut stack: SmallVec<[NodeId; 16]> = SmallVec::new();
+        stack.push(id);
+        let mut out = Vec::new();
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            if let Some(node) = self.nodes.get(n) {
+                out.push(n);
+                stack.extend(node.parents.iter().copied());
+            }
+        }
+        out
+    }
+
+    /// After a transform's matrix changed: drops the bounds of it and its ancestors, and
+    /// refits (rather than rebuilds) every instance index above it, so moving one
+    /// vehicle per frame only recomputes the instances under that vehicle.
+    fn transform_moved(&mut self, id: NodeId) {
+        let chain = self.self_and_ancestors(id);
+        let mut refit = Vec::new();
+        for &n in &chain {
+            if let Some(node) = self.nodes.get_mut(n) {
+                node.bound.take();
+                if let Some(index) = node.index.take() {
+                    refit.push((n, index));
                 }
+            }
+        }
+        for (n, mut index) in refit {
+            index.refit_under(self, n, id);
+            if let Some(node) = self.nodes.get(n) {
+                let _ = node.index.set(index);
             }
         }
     }
