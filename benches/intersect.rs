@@ -385,7 +385,13 @@ fn print_ratios(benches: &[Bench]) {
         // The plain traversal is slow on big scenes: time a quarter of the batch, scale up.
         let quarter = n / 4;
         let (t, h) = median_ms(|| ours_segments(b, &mut plain, IntersectionLimit::None, quarter));
-        ratio_line(&b.name, "segments all (plain)", all, "plain", (t * 4.0, h));
+        ratio_line(
+            &b.name,
+            "segs all (plain, 1/4x4)",
+            all,
+            "plain",
+            (t * 4.0, h),
+        );
         let nearest = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::Nearest, n));
         ratio_line(
             &b.name,
