@@ -4,7 +4,7 @@ use std::cell::Cell;
 
 use glam::Vec3;
 
-use super::bvh::{Aabb, Bvh};
+use super::bvh::{Aabb, Bvh, OrderedVisitor};
 use crate::drawable::{Geometry, PrimitiveFunctor};
 use crate::intersectors::PrimitiveKind;
 
@@ -152,48 +152,40 @@ impl PrimitiveBvh {
     pub fn for_each_candidate_ordered<F: PrimitiveFunctor + ?Sized>(
         &self,
         vertices: &[Vec3],
-        mut entry: impl FnMut(&Aabb) -> Option<f64>,
+        entry: impl FnMut(&Aabb) -> Option<f64>,
         limit: &Cell<f64>,
         functor: &mut F,
     ) {
-        let nodes = &self.bvh.nodes;
-        let Some(root) = nodes.first() else { return };
-        let Some(t_root) = entry(&root.bounds) else {
-            return;
-        };
-        // A binned-SAH tree over at most 2^30 primitives stays far below 64 levels on
-        // real data; a deeper one spills to a heap stack instead of failing.
-        let mut stack: smallvec::SmallVec<[(u32, f64); 64]> = smallvec::SmallVec::new();
-        stack.push((0, t_root));
-        while let Some((index, t)) = stack.pop() {
-            if t > limit.get() {
-                continue;
+        struct Walk<'a, E, F: ?Sized> {
+            entry: E,
+            limit: &'a Cell<f64>,
+            primitives: &'a [PackedPrimitive],
+            vertices: &'a [Vec3],
+            functor: &'a mut F,
+        }
+        impl<E: FnMut(&Aabb) -> Option<f64>, F: PrimitiveFunctor + ?Sized> OrderedVisitor
+            for Walk<'_, E, F>
+        {
+            fn entry(&mut self, bounds: &Aabb) -> Option<f64> {
+                (self.entry)(bounds)
             }
-            let node = &nodes[index as usize];
-            if node.is_leaf() {
-                let range = node.first as usize..(node.first + node.count) as usize;
-                for p in &self.primitives[range] {
-                    emit(p, vertices, functor);
-                }
-                continue;
+            fn limit(&self) -> f64 {
+                self.limit.get()
             }
-            let (a, b) = (node.first, node.first + 1);
-            let ta = entry(&nodes[a as usize].bounds);
-            let tb = entry(&nodes[b as usize].bounds);
-            match (ta, tb) {
-                (Some(ta), Some(tb)) if ta <= tb => {
-                    stack.push((b, tb));
-                    stack.push((a, ta));
+            fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
+                for p in &self.primitives[items] {
+                    emit(p, self.vertices, self.functor);
                 }
-                (Some(ta), Some(tb)) => {
-                    stack.push((a, ta));
-                    stack.push((b, tb));
-                }
-                (Some(ta), None) => stack.push((a, ta)),
-                (None, Some(tb)) => stack.push((b, tb)),
-                (None, None) => {}
+                true
             }
         }
+        self.bvh.for_each_leaf_ordered(&mut Walk {
+            entry,
+            limit,
+            primitives: &self.primitives,
+            vertices,
+            functor,
+        });
     }
 }
 

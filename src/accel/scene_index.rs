@@ -13,7 +13,7 @@ use glam::{DMat4, DVec3};
 use smallvec::SmallVec;
 
 use super::bvh::{Aabb, Bvh};
-use crate::graph::{DrawableId, NodeId, NodeKind, ReferenceFrame, SceneGraph};
+use crate::graph::{DrawableId, NodeId, NodeKind, SceneGraph};
 
 /// A per-query condition on an instance's path.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,17 +142,9 @@ fn path_frame(scene: &SceneGraph, path: &[NodeId]) -> Option<(DMat4, DMat4)> {
     let (mut l2w, mut w2l) = (DMat4::IDENTITY, DMat4::IDENTITY);
     for &n in path {
         if let NodeKind::Transform(t) = scene.node(n)?.kind() {
-            let child_to_world = match t.reference_frame {
-                ReferenceFrame::Relative => l2w * t.matrix,
-                ReferenceFrame::Absolute => t.matrix,
-            };
-            let world_to_child = child_to_world.inverse();
-            let det = child_to_world.determinant();
-            if !(det != 0.0 && det.is_finite() && world_to_child.is_finite()) {
-                return None;
-            }
+            let (child_to_world, world_to_child) = t.frame_below(&l2w);
             l2w = child_to_world;
-            w2l = world_to_child;
+            w2l = world_to_child?;
         }
     }
     Some((l2w, w2l))
@@ -245,18 +237,13 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
                 }
             }
             NodeKind::Transform(t) => {
-                // Exactly the visitor's arithmetic, so the matrices are bit for bit the same.
-                let child_to_world = match t.reference_frame {
-                    ReferenceFrame::Relative => p.local_to_world * t.matrix,
-                    ReferenceFrame::Absolute => t.matrix,
-                };
-                let world_to_child = child_to_world.inverse();
-                let det = child_to_world.determinant();
+                // The visitor's own arithmetic, so the matrices are bit for bit the same.
                 // Below a singular transform instances are kept, inactive, for refits.
-                let singular = !(det != 0.0 && det.is_finite() && world_to_child.is_finite());
+                let (child_to_world, world_to_child) = t.frame_below(&p.local_to_world);
                 for &c in children.iter().rev() {
-                    let mut next = child(c, child_to_world, world_to_child, None);
-                    next.singular = p.singular || singular;
+                    let w2l = world_to_child.unwrap_or(DMat4::IDENTITY);
+                    let mut next = child(c, child_to_world, w2l, None);
+                    next.singular = p.singular || world_to_child.is_none();
                     stack.push(next);
                 }
             }

@@ -28,6 +28,23 @@ pub struct Transform {
     pub reference_frame: ReferenceFrame,
 }
 
+impl Transform {
+    /// The frame below this transform, given the local-to-world matrix above it: the
+    /// child-to-world matrix and its inverse, or `None` for the inverse when the product
+    /// is singular or not finite (nothing below can then be intersected). Every traversal
+    /// uses this one definition, so plain and accelerated paths agree bit for bit.
+    pub fn frame_below(&self, parent_to_world: &DMat4) -> (DMat4, Option<DMat4>) {
+        let child_to_world = match self.reference_frame {
+            ReferenceFrame::Relative => *parent_to_world * self.matrix,
+            ReferenceFrame::Absolute => self.matrix,
+        };
+        let world_to_child = child_to_world.inverse();
+        let det = child_to_world.determinant();
+        let usable = det != 0.0 && det.is_finite() && world_to_child.is_finite();
+        (child_to_world, usable.then_some(world_to_child))
+    }
+}
+
 /// A level-of-detail node's data: per child, the range of eye distances in which it is
 /// shown, and the centre distances are measured from.
 #[derive(Clone, Debug, PartialEq)]

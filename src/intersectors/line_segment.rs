@@ -364,31 +364,11 @@ pub(crate) fn max_scale(m: &DMat4) -> f64 {
     (m3.x_axis.length_squared() + m3.y_axis.length_squared() + m3.z_axis.length_squared()).sqrt()
 }
 
-/// Inclusive slab test of the segment against the box `[min, max]` grown by `pad`:
-/// the parameter at which the segment enters it, or `None` when it misses it.
+/// Inclusive slab test of the segment `s + t d, t in [0, 1]` against the box
+/// `[min, max]` grown by `pad`: the parameter at which it enters, or `None`.
 #[inline]
 fn segment_box_entry(s: DVec3, d: DVec3, min: DVec3, max: DVec3, pad: f64) -> Option<f64> {
-    let (min, max) = (min - DVec3::splat(pad), max + DVec3::splat(pad));
-    let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for k in 0..3 {
-        if d[k] == 0.0 {
-            if s[k] < min[k] || s[k] > max[k] {
-                return None;
-            }
-        } else {
-            let inv = 1.0 / d[k];
-            let (mut ta, mut tb) = ((min[k] - s[k]) * inv, (max[k] - s[k]) * inv);
-            if ta > tb {
-                std::mem::swap(&mut ta, &mut tb);
-            }
-            t0 = t0.max(ta);
-            t1 = t1.min(tb);
-            if t0 > t1 {
-                return None;
-            }
-        }
-    }
-    Some(t0)
+    SlabSegment::new(s, d, pad).entry_box(min, max)
 }
 
 /// A segment ready for many box tests: the inverse direction per axis, computed once.
@@ -409,10 +389,16 @@ impl SlabSegment {
         }
     }
 
-    /// Same answers as [`segment_box_entry`], without divisions.
+    /// The entry parameter into an `f32` node box.
     #[inline]
     fn entry(&self, b: &Aabb) -> Option<f64> {
         let (min, max) = b.as_dvec3();
+        self.entry_box(min, max)
+    }
+
+    /// The entry parameter into the box `[min, max]` grown by the pad (no divisions).
+    #[inline]
+    fn entry_box(&self, min: DVec3, max: DVec3) -> Option<f64> {
         let (min, max) = (min - DVec3::splat(self.pad), max + DVec3::splat(self.pad));
         let (mut t0, mut t1) = (0.0f64, 1.0f64);
         for k in 0..3 {

@@ -5,7 +5,7 @@ use glam::{DMat4, DVec3};
 use super::{DrawableContext, FrameContext, Intersector, Viewport};
 use crate::accel::{Aabb, Gate, Instance, OrderedVisitor, SceneIndex};
 use crate::bounding::BoundingBox;
-use crate::graph::{Lod, Node, NodeId, NodeKind, ReferenceFrame, SceneGraph};
+use crate::graph::{Lod, Node, NodeId, NodeKind, SceneGraph};
 use crate::intersectors::QueryError;
 
 /// Which children of a [`NodeKind::Lod`] the visitor enters.
@@ -295,6 +295,10 @@ impl IntersectionVisitor {
                     if self.intersector.reached_limit() {
                         return false;
                     }
+                    // Under a singular transform: the plain traversal never gets there.
+                    if !instance.active {
+                        continue;
+                    }
                     let entered = self
                         .intersector
                         .enter_world_box(&world_box(&instance.world_box));
@@ -403,13 +407,7 @@ impl IntersectionVisitor {
                 }
             }
             NodeKind::Transform(t) => {
-                let child_to_world = match t.reference_frame {
-                    ReferenceFrame::Relative => *local_to_world * t.matrix,
-                    ReferenceFrame::Absolute => t.matrix,
-                };
-                let world_to_child = child_to_world.inverse();
-                let det = child_to_world.determinant();
-                if det != 0.0 && det.is_finite() && world_to_child.is_finite() {
+                if let (child_to_world, Some(world_to_child)) = t.frame_below(local_to_world) {
                     let child_local = intersector.localize(&child_to_world, &world_to_child);
                     for &child in node.children() {
                         self.visit(
