@@ -16,6 +16,8 @@
 //! * [`accel`]: bounding volume hierarchies that make every query fast;
 //! * [`collide`]: the collision toolkit of classic geometric tests.
 
+#![warn(missing_docs)]
+
 pub mod accel;
 pub mod bounding;
 pub mod collide;
