@@ -193,7 +193,18 @@ fn scenes() -> Vec<Bench> {
             );
         }
     }
-    paths.iter().filter_map(|p| load(p)).collect()
+    // BENCH_SCENES=littlest_tokyo,city restricts the run to those scene names.
+    let only = std::env::var("BENCH_SCENES").ok();
+    paths
+        .iter()
+        .filter(|p| {
+            only.as_deref().is_none_or(|only| {
+                let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+                only.split(',').any(|name| stem.as_deref() == Some(name))
+            })
+        })
+        .filter_map(|p| load(p))
+        .collect()
 }
 
 // ----- the workloads, one function per (engine, query) -----------------------------

@@ -121,6 +121,42 @@ fn accelerated_equals_plain_on_real_scenes() {
     }
 }
 
+/// Boxes large enough to hold whole BVH subtrees, and to lie inside some planes of
+/// many nodes: the culled planes and the subtrees taken whole must change nothing.
+#[test]
+fn large_polytopes_taken_whole_equal_plain() {
+    for path in scenes() {
+        let (scene, import) = load_gltf(&path).unwrap();
+        let root = import.root;
+        let bound = scene.node_bound(root).unwrap();
+        let r = bound.radius;
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut total_hits = 0;
+        for q in 0..4 {
+            let center = rng.in_box(
+                bound.center - DVec3::splat(r * 0.3),
+                bound.center + DVec3::splat(r * 0.3),
+            );
+            let half =
+                DVec3::new(rng.next(), rng.next(), rng.next()) * r * 0.3 + DVec3::splat(r * 0.05);
+            let turn = DQuat::from_rotation_y(rng.next() * std::f64::consts::TAU)
+                * DQuat::from_rotation_x(rng.next() * 0.5);
+            let poly =
+                PolytopeIntersector::new(Polytope::from_oriented_box(center, half, turn).unwrap());
+            let (mut plain, mut fast) = (poly.clone(), poly);
+            run(&scene, root, false, &mut plain);
+            run(&scene, root, true, &mut fast);
+            assert_eq!(
+                plain.intersections(),
+                fast.intersections(),
+                "{path:?} large box {q}"
+            );
+            total_hits += plain.intersections().len();
+        }
+        assert!(total_hits > 100, "{path:?}: only {total_hits} hits");
+    }
+}
+
 #[test]
 fn an_edit_rebuilds_the_bvh() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/city.glb");

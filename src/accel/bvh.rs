@@ -294,6 +294,53 @@ impl Bvh {
         }
     }
 
+    /// Depth-first walk carrying a state down the tree (for example the planes a box
+    /// still crosses): `enter(bounds, parent_state)` gives a node's state, or `None` to
+    /// skip the node; a node whose state satisfies `whole` has its entire subtree handed to
+    /// `leaf` as one item range, without testing the boxes below it.
+    pub fn for_each_leaf_with<S: Copy>(
+        &self,
+        root_state: S,
+        mut enter: impl FnMut(&Aabb, S) -> Option<S>,
+        whole: impl Fn(S) -> bool,
+        mut leaf: impl FnMut(std::ops::Range<usize>, S),
+    ) {
+        let mut stack: smallvec::SmallVec<[(u32, S); 64]> = smallvec::SmallVec::new();
+        if !self.nodes.is_empty() {
+            stack.push((0, root_state));
+        }
+        while let Some((index, parent_state)) = stack.pop() {
+            let node = &self.nodes[index as usize];
+            let Some(state) = enter(&node.bounds, parent_state) else {
+                continue;
+            };
+            if node.is_leaf() {
+                leaf(
+                    node.first as usize..(node.first + node.count) as usize,
+                    state,
+                );
+            } else if whole(state) {
+                leaf(self.subtree_items(index), state);
+            } else {
+                stack.push((node.first + 1, state));
+                stack.push((node.first, state));
+            }
+        }
+    }
+
+    /// The items under a node: a contiguous range, from its leftmost leaf to its
+    /// rightmost (the build partitions items in place, left child first).
+    fn subtree_items(&self, index: u32) -> std::ops::Range<usize> {
+        let (mut left, mut right) = (&self.nodes[index as usize], &self.nodes[index as usize]);
+        while !left.is_leaf() {
+            left = &self.nodes[left.first as usize];
+        }
+        while !right.is_leaf() {
+            right = &self.nodes[right.first as usize + 1];
+        }
+        left.first as usize..(right.first + right.count) as usize
+    }
+
     fn for_each_leaf_from(
         &self,
         index: u32,
@@ -449,6 +496,34 @@ mod tests {
         );
         found.sort();
         assert_eq!(found, vec![100, 102, 104]);
+    }
+
+    #[test]
+    fn whole_subtrees_are_their_leaves_items() {
+        let boxes: Vec<Aabb> = (0..500).map(|i| unit_box_at(i as f32 * 2.0)).collect();
+        let (bvh, order) = Bvh::build(&boxes);
+        // Boxes wholly inside x in [100, 300] are taken whole; the walk must hand out
+        // exactly the items a leaf-by-leaf walk finds, each once.
+        let inside = |b: &Aabb| b.min.x >= 100.0 && b.max.x <= 300.0;
+        let mut whole_walk = Vec::new();
+        bvh.for_each_leaf_with(
+            false,
+            |b, parent_inside| {
+                (parent_inside || b.max.x >= 100.0 && b.min.x <= 300.0)
+                    .then(|| parent_inside || inside(b))
+            },
+            |taken_whole| taken_whole,
+            |range, _| whole_walk.extend(range.map(|i| order[i])),
+        );
+        let mut leaf_walk = Vec::new();
+        bvh.for_each_leaf(
+            |b| b.max.x >= 100.0 && b.min.x <= 300.0,
+            |range| leaf_walk.extend(range.map(|i| order[i])),
+        );
+        whole_walk.sort();
+        leaf_walk.sort();
+        assert_eq!(whole_walk, leaf_walk);
+        assert!(whole_walk.windows(2).all(|w| w[0] != w[1]));
     }
 
     #[test]

@@ -8,10 +8,16 @@
 //! [`SceneGraph::build_acceleration`](crate::graph::SceneGraph::build_acceleration)) and
 //! dropped on every edit of the drawable.
 
+mod ball_culler;
 mod bvh;
+mod plane_culler;
 mod primitive_bvh;
 mod scene_index;
+mod segment_slab;
 
+pub use ball_culler::BallCuller;
 pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_LEAF_ITEMS};
+pub use plane_culler::{PlaneCuller, MAX_CULLED_PLANES};
 pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVES};
 pub use scene_index::{Gate, Instance, SceneIndex};
+pub use segment_slab::SegmentSlab;

@@ -145,6 +145,29 @@ impl PrimitiveBvh {
         });
     }
 
+    /// Feeds `functor` the primitives of a walk that carries a state down the tree (see
+    /// [`Bvh::for_each_leaf_with`]): `enter` maps a node's box and its parent's state to
+    /// its own state (`None`: skip), a node whose state satisfies `whole` is taken with
+    /// its entire subtree, and `on_leaf` hands each leaf's state to the functor before
+    /// its primitives.
+    pub fn for_each_candidate_with<S: Copy, F: PrimitiveFunctor + ?Sized>(
+        &self,
+        vertices: &[Vec3],
+        root_state: S,
+        enter: impl FnMut(&Aabb, S) -> Option<S>,
+        whole: impl Fn(S) -> bool,
+        functor: &mut F,
+        mut on_leaf: impl FnMut(&mut F, S),
+    ) {
+        self.bvh
+            .for_each_leaf_with(root_state, enter, whole, |range, state| {
+                on_leaf(functor, state);
+                for p in &self.primitives[range] {
+                    emit(p, vertices, functor);
+                }
+            });
+    }
+
     /// Nearest-first traversal for rays: `entry` gives the parameter at which the query
     /// enters a node's box (`None` when it misses it), nearer children are visited first,
     /// and a node entered beyond `limit` is skipped (the functor may lower `limit` as it

@@ -6,6 +6,7 @@ use super::line_segment::LocalSegment;
 use super::polytope_intersector::LocalPolytope;
 use super::sphere::LocalSphere;
 use super::{LineSegmentIntersector, PolytopeIntersector, QueryError, SphereIntersector};
+use crate::accel::Aabb;
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::Drawable;
 use crate::visitor::{DrawableContext, FrameContext, Intersector};
@@ -148,7 +149,11 @@ impl Intersector for AnyIntersector {
         dispatch_local!(self, local, i, l => i.enter_drawable(l, bound))
     }
 
-    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+    fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
+        dispatch!(self, i => i.begin_world_boxes(scene_bounds))
+    }
+
+    fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
         dispatch!(self, i => i.enter_world_box(bound))
     }
 
@@ -196,7 +201,13 @@ impl Intersector for IntersectorGroup {
     }
 
     /// Entered when any member wants it; ordered by the nearest member key.
-    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+    fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
+        self.members
+            .iter_mut()
+            .for_each(|m| m.begin_world_boxes(scene_bounds));
+    }
+
+    fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
         self.members
             .iter()
             .filter(|m| !m.reached_limit())

@@ -7,7 +7,7 @@ use smallvec::{smallvec, SmallVec};
 
 use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
-use crate::accel::Aabb;
+use crate::accel::{Aabb, SegmentSlab};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::closest_point_on_segment;
 use crate::drawable::{Drawable, PrimitiveFunctor};
@@ -88,6 +88,9 @@ pub struct LineSegmentIntersector {
     world_end: DVec3,
     hits: Vec<LineSegmentHit>,
     scratch: Vec<RawHit>,
+    /// The world segment prepared for the scene index's boxes (see
+    /// [`Intersector::begin_world_boxes`]).
+    world_slab: Option<SegmentSlab>,
 }
 
 /// The segment in one local frame.
@@ -140,6 +143,7 @@ impl LineSegmentIntersector {
             world_end: end,
             hits: Vec::new(),
             scratch: Vec::new(),
+            world_slab: None,
         })
     }
 
@@ -389,13 +393,6 @@ impl SlabSegment {
         }
     }
 
-    /// The entry parameter into an `f32` node box.
-    #[inline]
-    fn entry(&self, b: &Aabb) -> Option<f64> {
-        let (min, max) = b.as_dvec3();
-        self.entry_box(min, max)
-    }
-
     /// The entry parameter into the box `[min, max]` grown by the pad (no divisions).
     #[inline]
     fn entry_box(&self, min: DVec3, max: DVec3) -> Option<f64> {
@@ -431,6 +428,7 @@ impl Intersector for LineSegmentIntersector {
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
         self.hits.clear();
+        self.world_slab = None;
         let m = frames.matrices(self.frame)?;
         self.world_start = m.frame_to_world.project_point3(self.start);
         self.world_end = m.frame_to_world.project_point3(self.end);
@@ -478,7 +476,25 @@ impl Intersector for LineSegmentIntersector {
         true
     }
 
-    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+    fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
+        let (min, max) = scene_bounds.as_dvec3();
+        let scale = min.abs().max(max.abs()).max_element();
+        let pad =
+            self.tolerance.unwrap_or(0.0) + cull_padding((max - min).length().min(f64::MAX), scale);
+        self.world_slab = Some(SegmentSlab::new(
+            self.world_start,
+            self.world_end - self.world_start,
+            pad,
+            scale,
+        ));
+    }
+
+    fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
+        if let Some(slab) = &self.world_slab {
+            return slab.entry(bound).map(f64::from);
+        }
+        let (min, max) = bound.as_dvec3();
+        let bound = BoundingBox { min, max };
         let pad = self.tolerance.unwrap_or(0.0)
             + cull_padding(
                 bound.radius(),
@@ -530,10 +546,15 @@ impl Intersector for LineSegmentIntersector {
         match context.accelerated(drawable) {
             Some((bvh, vertices)) => {
                 let (min, max) = bvh.bvh().bounds().as_dvec3();
-                let pad = local.tolerance
-                    + cull_padding((max - min).length(), min.abs().max(max.abs()).max_element());
-                let slab = SlabSegment::new(local.start, local.direction, pad);
-                bvh.for_each_candidate_ordered(vertices, |b| slab.entry(b), &limit, &mut functor);
+                let scale = min.abs().max(max.abs()).max_element();
+                let pad = local.tolerance + cull_padding((max - min).length(), scale);
+                let slab = SegmentSlab::new(local.start, local.direction, pad, scale);
+                bvh.for_each_candidate_ordered(
+                    vertices,
+                    |b| slab.entry(b).map(f64::from),
+                    &limit,
+                    &mut functor,
+                );
             }
             None => drawable.accept(&mut functor),
         }

@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 use super::clipping::{clip_polygon, clip_segment, contains_point, ClipPolygon};
 use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
-use crate::accel::Aabb;
+use crate::accel::{Aabb, PlaneCuller};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
@@ -77,6 +77,9 @@ pub struct PolytopeIntersector {
     primitive_mask: PrimitiveMask,
     world_planes: Polytope,
     world_normalized: SmallVec<[DVec4; 8]>,
+    /// The world planes prepared for the scene index's boxes (see
+    /// [`Intersector::begin_world_boxes`]).
+    world_culler: Option<PlaneCuller>,
     world_reference: DVec4,
     hits: Vec<PolytopeHit>,
     scratch_hits: Vec<RawHit>,
@@ -103,6 +106,7 @@ impl PolytopeIntersector {
             frame,
             world_planes: polytope.clone(),
             world_normalized: SmallVec::new(),
+            world_culler: None,
             polytope,
             reference_plane: None,
             limit: IntersectionLimit::None,
@@ -199,7 +203,13 @@ struct RawHit {
 }
 
 struct PolytopeFunctor<'a> {
-    planes: &'a [DVec4],
+    /// Every plane of the polytope in the drawable's frame.
+    all_planes: &'a [DVec4],
+    /// The planes the current BVH leaf may cross (bit `k`: plane `k`); the others are
+    /// certainly satisfied by every vertex there.
+    active_mask: u64,
+    /// Those planes.
+    planes: SmallVec<[DVec4; 8]>,
     mask: PrimitiveMask,
     polygon: ClipPolygon,
     scratch: ClipPolygon,
@@ -208,6 +218,19 @@ struct PolytopeFunctor<'a> {
 }
 
 impl PolytopeFunctor<'_> {
+    /// Clips by the planes of `mask` only from now on.
+    fn set_active_planes(&mut self, mask: u64) {
+        if mask != self.active_mask {
+            self.active_mask = mask;
+            self.planes.clear();
+            self.planes.extend(
+                (0..self.all_planes.len())
+                    .filter(|&k| mask & (1 << k) != 0)
+                    .map(|k| self.all_planes[k]),
+            );
+        }
+    }
+
     fn push(
         &mut self,
         primitive_index: u32,
@@ -228,7 +251,7 @@ impl PolytopeFunctor<'_> {
 
 impl PrimitiveFunctor for PolytopeFunctor<'_> {
     fn point(&mut self, v: Vec3, index: u32, primitive_index: u32) {
-        if self.mask.contains(PrimitiveMask::POINTS) && contains_point(v.as_dvec3(), self.planes) {
+        if self.mask.contains(PrimitiveMask::POINTS) && contains_point(v.as_dvec3(), &self.planes) {
             self.push(
                 primitive_index,
                 [index; 3],
@@ -243,7 +266,7 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
             return;
         }
         let (p, q) = (v[0].as_dvec3(), v[1].as_dvec3());
-        if let Some((t0, t1)) = clip_segment(p, q, self.planes) {
+        if let Some((t0, t1)) = clip_segment(p, q, &self.planes) {
             let a = if t0 == 0.0 { p } else { p + (q - p) * t0 };
             let b = if t1 == 1.0 { q } else { p + (q - p) * t1 };
             let indices = [indices[0], indices[1], indices[1]];
@@ -261,7 +284,7 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
         }
         self.polygon.clear();
         self.polygon.extend(v.iter().map(|v| v.as_dvec3()));
-        if clip_polygon(&mut self.polygon, self.planes, &mut self.scratch) {
+        if clip_polygon(&mut self.polygon, &self.planes, &mut self.scratch) {
             let polygon = std::mem::take(&mut self.polygon);
             self.push(primitive_index, indices, PrimitiveKind::Triangle, &polygon);
             self.polygon = polygon;
@@ -368,10 +391,23 @@ impl Intersector for PolytopeIntersector {
         }
         self.world_reference = reference / n;
         self.world_normalized = normalized_planes(self.world_planes.planes());
+        self.world_culler = None;
         Ok(())
     }
 
-    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+    fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
+        let (min, max) = scene_bounds.as_dvec3();
+        let scale = min.abs().max(max.abs()).max_element();
+        let pad = cull_padding((max - min).length().min(f64::MAX), scale);
+        self.world_culler = PlaneCuller::new(&self.world_normalized, pad, scale);
+    }
+
+    fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
+        if let Some(culler) = &self.world_culler {
+            return culler.classify(bound, culler.all_planes()).map(|_| 0.0);
+        }
+        let (min, max) = bound.as_dvec3();
+        let bound = BoundingBox { min, max };
         let pad = cull_padding(
             bound.radius(),
             bound.min.abs().max(bound.max.abs()).max_element(),
@@ -424,7 +460,9 @@ impl Intersector for PolytopeIntersector {
         raw.clear();
         points.clear();
         let mut functor = PolytopeFunctor {
-            planes: &local.planes,
+            all_planes: &local.planes,
+            active_mask: u64::MAX,
+            planes: local.planes.clone(),
             mask: self.primitive_mask,
             polygon: ClipPolygon::new(),
             scratch: ClipPolygon::new(),
@@ -434,10 +472,24 @@ impl Intersector for PolytopeIntersector {
         match context.accelerated(drawable) {
             Some((bvh, vertices)) => {
                 let (min, max) = bvh.bvh().bounds().as_dvec3();
-                let pad =
-                    cull_padding((max - min).length(), min.abs().max(max.abs()).max_element());
-                let enter = |b: &Aabb| box_meets_planes(&local.normalized, b, pad);
-                bvh.for_each_candidate(vertices, enter, &mut functor);
+                let scale = min.abs().max(max.abs()).max_element();
+                let pad = cull_padding((max - min).length(), scale);
+                match PlaneCuller::new(&local.planes, pad, scale) {
+                    // Planes a node is inside are dropped below it; a node inside every
+                    // plane is taken whole.
+                    Some(culler) => bvh.for_each_candidate_with(
+                        vertices,
+                        culler.all_planes(),
+                        |b, active| culler.classify(b, active),
+                        |active| active == 0,
+                        &mut functor,
+                        |functor, active| functor.set_active_planes(active),
+                    ),
+                    None => {
+                        let enter = |b: &Aabb| box_meets_planes(&local.normalized, b, pad);
+                        bvh.for_each_candidate(vertices, enter, &mut functor);
+                    }
+                }
             }
             None => drawable.accept(&mut functor),
         }

@@ -5,7 +5,7 @@ use glam::{DMat4, DVec3, Vec3};
 use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
 use super::line_segment::max_scale;
 use super::{PrimitiveKind, PrimitiveMask, QueryError};
-use crate::accel::Aabb;
+use crate::accel::{Aabb, BallCuller};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::{closest_point_on_segment, closest_point_on_triangle};
 use crate::drawable::{Drawable, PrimitiveFunctor};
@@ -70,6 +70,9 @@ pub struct SphereIntersector {
     world_center: DVec3,
     hits: Vec<SphereHit>,
     scratch: Vec<RawHit>,
+    /// The world ball prepared for the scene index's boxes (see
+    /// [`Intersector::begin_world_boxes`]).
+    world_ball: Option<BallCuller>,
 }
 
 /// The ball as seen from one local frame (for culling; tests run in world space).
@@ -114,6 +117,7 @@ impl SphereIntersector {
             world_center: center,
             hits: Vec::new(),
             scratch: Vec::new(),
+            world_ball: None,
         })
     }
 
@@ -253,6 +257,7 @@ impl Intersector for SphereIntersector {
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
         self.hits.clear();
         let m = frames.matrices(self.frame)?;
+        self.world_ball = None;
         self.world_center = m.frame_to_world.transform_point3(self.center);
         if !self.world_center.is_finite() {
             return Err(QueryError::SingularFrame(self.frame.name()));
@@ -278,7 +283,19 @@ impl Intersector for SphereIntersector {
             || bound.center.distance_squared(local.center) <= reach * reach
     }
 
-    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+    fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
+        let (min, max) = scene_bounds.as_dvec3();
+        let scale = min.abs().max(max.abs()).max_element();
+        let pad = cull_padding((max - min).length().min(f64::MAX), scale);
+        self.world_ball = Some(BallCuller::new(self.world_center, self.radius + pad, scale));
+    }
+
+    fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
+        if let Some(ball) = &self.world_ball {
+            return ball.overlaps(bound).then_some(0.0);
+        }
+        let (min, max) = bound.as_dvec3();
+        let bound = BoundingBox { min, max };
         let pad = cull_padding(
             bound.radius(),
             bound.min.abs().max(bound.max.abs()).max_element(),

@@ -4,7 +4,6 @@ use glam::{DMat4, DVec3};
 
 use super::{DrawableContext, FrameContext, Intersector, Viewport};
 use crate::accel::{Aabb, Gate, Instance, OrderedVisitor, SceneIndex};
-use crate::bounding::BoundingBox;
 use crate::graph::{Lod, Node, NodeId, NodeKind, SceneGraph};
 use crate::intersectors::QueryError;
 
@@ -279,13 +278,9 @@ impl IntersectionVisitor {
             instances: &'a [Instance],
             intersector: &'a mut I,
         }
-        fn world_box(b: &Aabb) -> BoundingBox {
-            let (min, max) = b.as_dvec3();
-            BoundingBox { min, max }
-        }
         impl<I: Intersector> OrderedVisitor for Walk<'_, I> {
             fn entry(&mut self, bounds: &Aabb) -> Option<f64> {
-                self.intersector.enter_world_box(&world_box(bounds))
+                self.intersector.enter_world_box(bounds)
             }
             fn limit(&self) -> f64 {
                 self.intersector.world_limit()
@@ -299,9 +294,7 @@ impl IntersectionVisitor {
                     if !instance.active {
                         continue;
                     }
-                    let entered = self
-                        .intersector
-                        .enter_world_box(&world_box(&instance.world_box));
+                    let entered = self.intersector.enter_world_box(&instance.world_box);
                     if entered.is_none_or(|t| t > self.intersector.world_limit())
                         || !self.visitor.reaches(self.scene, instance)
                     {
@@ -332,6 +325,7 @@ impl IntersectionVisitor {
                 !self.intersector.reached_limit()
             }
         }
+        intersector.begin_world_boxes(&index.bvh().bounds());
         let mut walk = Walk {
             visitor: self,
             scene,

@@ -3,6 +3,7 @@
 use glam::DMat4;
 
 use super::FrameContext;
+use crate::accel::Aabb;
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::Drawable;
 use crate::graph::{DrawableId, NodeId, SceneGraph};
@@ -87,10 +88,18 @@ pub trait Intersector {
     /// Whether a drawable whose box (in this local frame) is `bound` may hold a hit.
     fn enter_drawable(&self, local: &Self::Local, bound: &BoundingBox) -> bool;
 
+    /// Called before a traversal of a scene index, with the world box holding every
+    /// instance it may visit: the place to prepare the world-box tests (for example in
+    /// `f32`, with rounding margins for that scale). Default: nothing.
+    fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
+        let _ = scene_bounds;
+    }
+
     /// Whether a drawable instance whose box in *world* space is `bound` may hold a hit,
     /// and in which order to visit it (smaller first): used when the visitor runs on a
-    /// scene index instead of walking the graph. The default enters everything, unordered.
-    fn enter_world_box(&self, bound: &BoundingBox) -> Option<f64> {
+    /// scene index instead of walking the graph. Must never refuse a box the exact tests
+    /// could find a hit in. The default enters everything, unordered.
+    fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
         let _ = bound;
         Some(0.0)
     }

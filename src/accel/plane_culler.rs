@@ -1,0 +1,215 @@
+//! [`PlaneCuller`]: a convex polytope's planes prepared for conservative `f32` box tests.
+//!
+//! A BVH walk under a polytope keeps, per node, the set of planes its box straddles
+//! (three-mesh-bvh's shapecast does the same with `INTERSECTED` / `CONTAINED`): a box
+//! certainly outside one plane is skipped, a plane the box is certainly inside is
+//! dropped for its whole subtree, and a box inside every plane is taken whole.
+//!
+//! "Certainly" is meant exactly: the tests run in `f32` but with margins proportional to
+//! the magnitudes involved (2^-18 of them, far above the few units of 2^-24 the `f32`
+//! arithmetic and the planes' rounding to `f32` can cost), so a box is declared inside a
+//! plane only if every point of it gives that plane a strictly positive value in the
+//! clipper's own `f64` arithmetic. Dropping the plane therefore changes nothing in the
+//! clipping (it would have kept every vertex), and the results stay identical to the
+//! plain traversal's.
+
+use glam::{DVec4, Vec3};
+use smallvec::SmallVec;
+
+use super::Aabb;
+
+/// Relative margin for the rounding of the `f32` plane arithmetic.
+const ROUNDING_MARGIN: f64 = 1.0 / (1u32 << 18) as f64;
+
+/// The largest number of planes tracked per node (the bits of a `u64`).
+pub const MAX_CULLED_PLANES: usize = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct CullPlane {
+    /// Unit inward normal, in `f32`.
+    normal: Vec3,
+    /// Offset of the unit-normal plane, in `f32`.
+    offset: f32,
+    /// A box whose nearest corner value is above this is inside the plane.
+    inside_above: f32,
+    /// A box whose farthest corner value is below this is outside the plane.
+    outside_below: f32,
+}
+
+/// Planes `a·x + b·y + c·z + d >= 0` (inward normals) ready for box classification.
+///
+/// ```
+/// use glam::{DVec4, Vec3};
+/// use scene_intersect::accel::{Aabb, PlaneCuller};
+///
+/// // The slab 0 <= x <= 10.
+/// let culler = PlaneCuller::new(
+///     &[DVec4::new(1.0, 0.0, 0.0, 0.0), DVec4::new(-1.0, 0.0, 0.0, 10.0)],
+///     0.0,
+///     100.0,
+/// ).unwrap();
+/// let all = culler.all_planes();
+/// let inside = Aabb { min: Vec3::splat(1.0), max: Vec3::splat(2.0) };
+/// let straddling = Aabb { min: Vec3::splat(9.0), max: Vec3::splat(11.0) };
+/// let outside = Aabb { min: Vec3::splat(20.0), max: Vec3::splat(21.0) };
+/// assert_eq!(culler.classify(&inside, all), Some(0)); // inside both: taken whole
+/// assert_eq!(culler.classify(&straddling, all), Some(0b10)); // only x <= 10 is crossed
+/// assert_eq!(culler.classify(&outside, all), None);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlaneCuller {
+    planes: SmallVec<[CullPlane; 8]>,
+}
+
+impl PlaneCuller {
+    /// Prepares `planes` (any scale, non-zero normals) for boxes whose coordinates are at
+    /// most `scale` in magnitude; a box is outside a plane only if it is beyond it by more
+    /// than `pad`. `None` when there are more than [`MAX_CULLED_PLANES`] planes or they
+    /// do not fit in `f32` (the caller then tests every box as inside).
+    pub fn new(planes: &[DVec4], pad: f64, scale: f64) -> Option<PlaneCuller> {
+        if planes.len() > MAX_CULLED_PLANES {
+            return None;
+        }
+        let mut out = SmallVec::new();
+        for p in planes {
+            let length = p.truncate().length();
+            if !(length > 0.0 && length.is_finite()) {
+                return None;
+            }
+            let unit = *p / length;
+            let margin = ROUNDING_MARGIN * (3.0 * scale.abs() + unit.w.abs() + pad.abs())
+                + f64::MIN_POSITIVE;
+            let plane = CullPlane {
+                normal: unit.truncate().as_vec3(),
+                offset: unit.w as f32,
+                inside_above: (margin as f32).next_up(),
+                outside_below: -((pad.abs() + margin) as f32).next_up(),
+            };
+            if !(plane.offset.is_finite()
+                && plane.inside_above.is_finite()
+                && plane.outside_below.is_finite())
+            {
+                return None;
+            }
+            out.push(plane);
+        }
+        Some(PlaneCuller { planes: out })
+    }
+
+    /// The mask with every plane active.
+    pub fn all_planes(&self) -> u64 {
+        match self.planes.len() {
+            64 => u64::MAX,
+            n => (1u64 << n) - 1,
+        }
+    }
+
+    /// Classifies a box against the `active` planes (bit `k` for plane `k`): `None` when
+    /// it is certainly outside one of them, else the active planes it may cross (`0`:
+    /// certainly inside every plane).
+    #[inline]
+    pub fn classify(&self, b: &Aabb, active: u64) -> Option<u64> {
+        let mut remaining = active;
+        let mut crossed = 0;
+        while remaining != 0 {
+            let k = remaining.trailing_zeros() as usize;
+            remaining &= remaining - 1;
+            let p = &self.planes[k];
+            let positive = p.normal.cmpge(Vec3::ZERO);
+            // The corners furthest along and against the inward normal.
+            let far = Vec3::select(positive, b.max, b.min);
+            let near = Vec3::select(positive, b.min, b.max);
+            if p.normal.dot(far) + p.offset < p.outside_below {
+                return None;
+            }
+            if p.normal.dot(near) + p.offset <= p.inside_above {
+                crossed |= 1 << k;
+            }
+        }
+        Some(crossed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DVec3;
+
+    fn cube_planes() -> Vec<DVec4> {
+        vec![
+            DVec4::new(1.0, 0.0, 0.0, 0.0),
+            DVec4::new(-1.0, 0.0, 0.0, 1.0),
+            DVec4::new(0.0, 2.0, 0.0, 0.0), // scale must not matter
+            DVec4::new(0.0, -1.0, 0.0, 1.0),
+            DVec4::new(0.0, 0.0, 1.0, 0.0),
+            DVec4::new(0.0, 0.0, -1.0, 1.0),
+        ]
+    }
+
+    fn b(min: f32, max: f32) -> Aabb {
+        Aabb {
+            min: Vec3::splat(min),
+            max: Vec3::splat(max),
+        }
+    }
+
+    #[test]
+    fn inside_crossing_outside() {
+        let c = PlaneCuller::new(&cube_planes(), 0.0, 10.0).unwrap();
+        let all = c.all_planes();
+        assert_eq!(all, 0b11_1111);
+        assert_eq!(c.classify(&b(0.25, 0.75), all), Some(0));
+        assert_eq!(c.classify(&b(0.5, 1.5), all), Some(0b10_1010));
+        assert_eq!(c.classify(&b(2.0, 3.0), all), None);
+        // Only the active planes are looked at.
+        assert_eq!(c.classify(&b(2.0, 3.0), 0b01_0101), Some(0));
+    }
+
+    #[test]
+    fn a_box_touching_a_plane_is_not_inside_it() {
+        // The box [0, 0.5]^3 touches x = 0: a vertex there has plane value 0, so the
+        // plane must stay active (the clipper keeps such vertices, but the culler
+        // must not claim more than it knows).
+        let c = PlaneCuller::new(&cube_planes(), 0.0, 10.0).unwrap();
+        let crossed = c.classify(&b(0.0, 0.5), c.all_planes()).unwrap();
+        assert_eq!(crossed & 0b1, 0b1);
+        // And a box touching from outside is not culled.
+        assert!(c.classify(&b(-1.0, 0.0), c.all_planes()).is_some());
+    }
+
+    #[test]
+    fn inside_means_every_vertex_has_a_positive_f64_value() {
+        // A tilted plane far from the origin; boxes sampled around it.
+        let n = DVec3::new(0.3, -0.7, 0.2);
+        let plane = DVec4::new(n.x, n.y, n.z, 1.0e6);
+        let c = PlaneCuller::new(&[plane], 0.0, 4.0e6).unwrap();
+        let mut seed = 17u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as f64 / (1u64 << 31) as f64) * 2.0 - 1.0
+        };
+        for _ in 0..10_000 {
+            let centre = DVec3::new(next(), next(), next()) * 3.0e6;
+            let half = next().abs() * 10.0;
+            let bx = Aabb::from_f64_outward(centre - half, centre + half);
+            if c.classify(&bx, 1) == Some(0) {
+                for k in 0..8 {
+                    let corner = DVec3::new(
+                        if k & 1 == 0 { bx.min.x } else { bx.max.x } as f64,
+                        if k & 2 == 0 { bx.min.y } else { bx.max.y } as f64,
+                        if k & 4 == 0 { bx.min.z } else { bx.max.z } as f64,
+                    );
+                    assert!(plane.truncate().dot(corner) + plane.w > 0.0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn too_many_or_degenerate_planes_are_refused() {
+        assert!(PlaneCuller::new(&[DVec4::X; 65], 0.0, 1.0).is_none());
+        assert!(PlaneCuller::new(&[DVec4::new(0.0, 0.0, 0.0, 1.0)], 0.0, 1.0).is_none());
+    }
+}
