@@ -30,6 +30,8 @@ struct CullPlane {
     normal: Vec3,
     /// Offset of the unit-normal plane, in `f32`.
     offset: f32,
+    /// The offset's magnitude in `f64` (the margins grow with it).
+    offset_magnitude: f64,
     /// A box whose nearest corner value is above this is inside the plane.
     inside_above: f32,
     /// A box whose farthest corner value is below this is outside the plane.
@@ -65,8 +67,17 @@ impl PlaneCuller {
     /// Prepares `planes` (any scale, non-zero normals) for boxes whose coordinates are at
     /// most `scale` in magnitude; a box is outside a plane only if it is beyond it by more
     /// than `pad`. `None` when there are more than [`MAX_CULLED_PLANES`] planes or they
-    /// do not fit in `f32` (the caller then tests every box as inside).
+    /// do not fit in `f32` (the caller then falls back to its own `f64` tests).
     pub fn new(planes: &[DVec4], pad: f64, scale: f64) -> Option<PlaneCuller> {
+        let mut culler = PlaneCuller::for_planes(planes)?;
+        culler.set_box_scale(pad, scale).then_some(culler)
+    }
+
+    /// The planes alone; [`set_box_scale`](Self::set_box_scale) must be called before
+    /// classifying (until then every box is taken as crossing every plane). Splitting the
+    /// two lets a query prepare its planes once per frame and only reset the margins per
+    /// BVH.
+    pub fn for_planes(planes: &[DVec4]) -> Option<PlaneCuller> {
         if planes.len() > MAX_CULLED_PLANES {
             return None;
         }
@@ -77,23 +88,38 @@ impl PlaneCuller {
                 return None;
             }
             let unit = *p / length;
-            let margin = ROUNDING_MARGIN * (3.0 * scale.abs() + unit.w.abs() + pad.abs())
-                + f64::MIN_POSITIVE;
             let plane = CullPlane {
                 normal: unit.truncate().as_vec3(),
                 offset: unit.w as f32,
-                inside_above: (margin as f32).next_up(),
-                outside_below: -((pad.abs() + margin) as f32).next_up(),
+                offset_magnitude: unit.w.abs(),
+                inside_above: f32::INFINITY,
+                outside_below: f32::NEG_INFINITY,
             };
-            if !(plane.offset.is_finite()
-                && plane.inside_above.is_finite()
-                && plane.outside_below.is_finite())
-            {
+            if !plane.offset.is_finite() {
                 return None;
             }
             out.push(plane);
         }
         Some(PlaneCuller { planes: out })
+    }
+
+    /// Sets the margins for boxes whose coordinates are at most `scale` in magnitude and
+    /// the outward `pad`; false (and every box crossing every plane) when they do not fit
+    /// in `f32`.
+    pub fn set_box_scale(&mut self, pad: f64, scale: f64) -> bool {
+        let mut fits = true;
+        for plane in &mut self.planes {
+            let margin = ROUNDING_MARGIN * (3.0 * scale.abs() + plane.offset_magnitude + pad.abs())
+                + f64::MIN_POSITIVE;
+            plane.inside_above = (margin as f32).next_up();
+            plane.outside_below = -((pad.abs() + margin) as f32).next_up();
+            if !(plane.inside_above.is_finite() && plane.outside_below.is_finite()) {
+                plane.inside_above = f32::INFINITY;
+                plane.outside_below = f32::NEG_INFINITY;
+                fits = false;
+            }
+        }
+        fits
     }
 
     /// The mask with every plane active.

@@ -92,6 +92,8 @@ pub struct LocalPolytope {
     planes: SmallVec<[DVec4; 8]>,
     /// Unit-normal copies, for bound culling.
     normalized: SmallVec<[DVec4; 8]>,
+    /// The planes in `f32` for the BVH walk (`None` when they do not fit).
+    culler: Option<PlaneCuller>,
 }
 
 impl PolytopeIntersector {
@@ -416,15 +418,17 @@ impl Intersector for PolytopeIntersector {
     }
 
     fn localize(&self, local_to_world: &DMat4, _world_to_local: &DMat4) -> LocalPolytope {
-        let planes: SmallVec<[DVec4; 8]> = self
-            .world_planes
-            .transformed_by_inverse(local_to_world)
-            .planes()
-            .iter()
-            .copied()
-            .collect();
+        // A world plane p is the local plane (local_to_world)^T p.
+        let t = local_to_world.transpose();
+        let planes: SmallVec<[DVec4; 8]> =
+            self.world_planes.planes().iter().map(|p| t * *p).collect();
         let normalized = normalized_planes(&planes);
-        LocalPolytope { planes, normalized }
+        let culler = PlaneCuller::for_planes(&normalized);
+        LocalPolytope {
+            planes,
+            normalized,
+            culler,
+        }
     }
 
     fn enter_node(&self, local: &LocalPolytope, bound: &BoundingSphere) -> bool {
@@ -461,8 +465,9 @@ impl Intersector for PolytopeIntersector {
         points.clear();
         let mut functor = PolytopeFunctor {
             all_planes: &local.planes,
-            active_mask: u64::MAX,
-            planes: local.planes.clone(),
+            // No plane yet: every path below sets its planes before the first primitive.
+            active_mask: 0,
+            planes: SmallVec::new(),
             mask: self.primitive_mask,
             polygon: ClipPolygon::new(),
             scratch: ClipPolygon::new(),
@@ -474,7 +479,13 @@ impl Intersector for PolytopeIntersector {
                 let (min, max) = bvh.bvh().bounds().as_dvec3();
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = cull_padding((max - min).length(), scale);
-                match PlaneCuller::new(&local.planes, pad, scale) {
+                let mut culler = local.culler.clone();
+                if let Some(c) = &mut culler {
+                    if !c.set_box_scale(pad, scale) {
+                        culler = None;
+                    }
+                }
+                match &culler {
                     // Planes a node is inside are dropped below it; a node inside every
                     // plane is taken whole.
                     Some(culler) => bvh.for_each_candidate_with(
@@ -486,12 +497,16 @@ impl Intersector for PolytopeIntersector {
                         |functor, active| functor.set_active_planes(active),
                     ),
                     None => {
+                        functor.set_active_planes(u64::MAX);
                         let enter = |b: &Aabb| box_meets_planes(&local.normalized, b, pad);
                         bvh.for_each_candidate(vertices, enter, &mut functor);
                     }
                 }
             }
-            None => drawable.accept(&mut functor),
+            None => {
+                functor.set_active_planes(u64::MAX);
+                drawable.accept(&mut functor);
+            }
         }
         let reference = self.world_reference;
         let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;

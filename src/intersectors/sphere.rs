@@ -333,14 +333,10 @@ impl Intersector for SphereIntersector {
         match context.accelerated(drawable) {
             Some((bvh, vertices)) => {
                 let (min, max) = bvh.bvh().bounds().as_dvec3();
-                let pad =
-                    cull_padding((max - min).length(), min.abs().max(max.abs()).max_element());
-                let reach = local.radius + pad;
-                let enter = |b: &Aabb| {
-                    let (min, max) = b.as_dvec3();
-                    local.center.clamp(min, max).distance_squared(local.center) <= reach * reach
-                };
-                bvh.for_each_candidate(vertices, enter, &mut functor);
+                let scale = min.abs().max(max.abs()).max_element();
+                let pad = cull_padding((max - min).length(), scale);
+                let ball = BallCuller::new(local.center, local.radius + pad, scale);
+                bvh.for_each_candidate(vertices, |b| ball.overlaps(b), &mut functor);
             }
             None => drawable.accept(&mut functor),
         }
