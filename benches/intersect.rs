@@ -194,7 +194,7 @@ fn scenes() -> Vec<Bench> {
         }
     }
     // BENCH_SCENES=littlest_tokyo,city restricts the run to those scene names.
-    let only = std::env::var("BENCH_SCENES").ok();
+    let only = std::env::var("BENCH_SCENES").ok().filter(|s| !s.is_empty());
     paths
         .iter()
         .filter(|p| {

@@ -17,7 +17,7 @@ mod segment_slab;
 
 pub use ball_culler::BallCuller;
 pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_LEAF_ITEMS};
-pub use plane_culler::{PlaneCuller, MAX_CULLED_PLANES};
+pub use plane_culler::{BoxMargins, PlaneCuller, MAX_CULLED_PLANES};
 pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVES};
 pub use scene_index::{Gate, Instance, SceneIndex};
 pub use segment_slab::SegmentSlab;

@@ -30,12 +30,18 @@ struct CullPlane {
     normal: Vec3,
     /// Offset of the unit-normal plane, in `f32`.
     offset: f32,
-    /// The offset's magnitude in `f64` (the margins grow with it).
-    offset_magnitude: f64,
-    /// A box whose nearest corner value is above this is inside the plane.
-    inside_above: f32,
-    /// A box whose farthest corner value is below this is outside the plane.
-    outside_below: f32,
+    /// The part of the rounding margin owed to the offset's magnitude.
+    offset_margin: f32,
+}
+
+/// The rounding margins and outward pad for the boxes of one BVH (see
+/// [`PlaneCuller::margins_for`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoxMargins {
+    /// Added to each plane's own margin: a box is inside a plane only above it.
+    inside: f32,
+    /// Added to each plane's own margin: a box is outside a plane only below minus it.
+    outside: f32,
 }
 
 /// Planes `a·x + b·y + c·z + d >= 0` (inward normals) ready for box classification.
@@ -58,9 +64,56 @@ struct CullPlane {
 /// assert_eq!(culler.classify(&straddling, all), Some(0b10)); // only x <= 10 is crossed
 /// assert_eq!(culler.classify(&outside, all), None);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PlaneCuller {
     planes: SmallVec<[CullPlane; 8]>,
+    /// The same planes laid out plane-parallel, when there are at most [`LANES`] of them
+    /// (boxes and frustums): all tested at once, without branches.
+    lanes: Option<Lanes>,
+    /// The margins [`classify`](Self::classify) uses.
+    margins: BoxMargins,
+}
+
+/// Planes tested together by [`PlaneCuller::classify_with`]'s fast path.
+const LANES: usize = 8;
+
+/// Up to [`LANES`] planes, one array per component. Unused lanes hold a plane every
+/// box is inside; they are outside the `active` masks anyway.
+#[derive(Clone, Debug, PartialEq)]
+struct Lanes {
+    nx: [f32; LANES],
+    ny: [f32; LANES],
+    nz: [f32; LANES],
+    offset: [f32; LANES],
+    offset_margin: [f32; LANES],
+}
+
+impl Lanes {
+    fn new(planes: &[CullPlane]) -> Option<Lanes> {
+        if planes.len() > LANES {
+            return None;
+        }
+        let mut lanes = Lanes {
+            nx: [0.0; LANES],
+            ny: [0.0; LANES],
+            nz: [0.0; LANES],
+            offset: [1.0; LANES],
+            offset_margin: [0.0; LANES],
+        };
+        for (k, p) in planes.iter().enumerate() {
+            lanes.nx[k] = p.normal.x;
+            lanes.ny[k] = p.normal.y;
+            lanes.nz[k] = p.normal.z;
+            lanes.offset[k] = p.offset;
+            lanes.offset_margin[k] = p.offset_margin;
+        }
+        Some(lanes)
+    }
+}
+
+/// `x` as `f32`, rounded up.
+fn f32_up(x: f64) -> f32 {
+    (x as f32).next_up()
 }
 
 impl PlaneCuller {
@@ -70,13 +123,14 @@ impl PlaneCuller {
     /// do not fit in `f32` (the caller then falls back to its own `f64` tests).
     pub fn new(planes: &[DVec4], pad: f64, scale: f64) -> Option<PlaneCuller> {
         let mut culler = PlaneCuller::for_planes(planes)?;
-        culler.set_box_scale(pad, scale).then_some(culler)
+        culler.margins = culler.margins_for(pad, scale)?;
+        Some(culler)
     }
 
-    /// The planes alone; [`set_box_scale`](Self::set_box_scale) must be called before
-    /// classifying (until then every box is taken as crossing every plane). Splitting the
-    /// two lets a query prepare its planes once per frame and only reset the margins per
-    /// BVH.
+    /// The planes alone, for [`classify_with`](Self::classify_with) and margins from
+    /// [`margins_for`](Self::margins_for) (until margins are given, [`classify`](Self::classify)
+    /// takes every box as crossing every plane). Splitting the two lets a query prepare
+    /// its planes once per frame and only compute two numbers per BVH.
     pub fn for_planes(planes: &[DVec4]) -> Option<PlaneCuller> {
         if planes.len() > MAX_CULLED_PLANES {
             return None;
@@ -91,35 +145,33 @@ impl PlaneCuller {
             let plane = CullPlane {
                 normal: unit.truncate().as_vec3(),
                 offset: unit.w as f32,
-                offset_magnitude: unit.w.abs(),
-                inside_above: f32::INFINITY,
-                outside_below: f32::NEG_INFINITY,
+                offset_margin: f32_up(ROUNDING_MARGIN * unit.w.abs()),
             };
-            if !plane.offset.is_finite() {
+            if !(plane.offset.is_finite() && plane.offset_margin.is_finite()) {
                 return None;
             }
             out.push(plane);
         }
-        Some(PlaneCuller { planes: out })
+        let lanes = Lanes::new(&out);
+        Some(PlaneCuller {
+            planes: out,
+            lanes,
+            margins: BoxMargins {
+                inside: f32::INFINITY,
+                outside: f32::INFINITY,
+            },
+        })
     }
 
-    /// Sets the margins for boxes whose coordinates are at most `scale` in magnitude and
-    /// the outward `pad`; false (and every box crossing every plane) when they do not fit
-    /// in `f32`.
-    pub fn set_box_scale(&mut self, pad: f64, scale: f64) -> bool {
-        let mut fits = true;
-        for plane in &mut self.planes {
-            let margin = ROUNDING_MARGIN * (3.0 * scale.abs() + plane.offset_magnitude + pad.abs())
-                + f64::MIN_POSITIVE;
-            plane.inside_above = (margin as f32).next_up();
-            plane.outside_below = -((pad.abs() + margin) as f32).next_up();
-            if !(plane.inside_above.is_finite() && plane.outside_below.is_finite()) {
-                plane.inside_above = f32::INFINITY;
-                plane.outside_below = f32::NEG_INFINITY;
-                fits = false;
-            }
-        }
-        fits
+    /// The margins for boxes whose coordinates are at most `scale` in magnitude, with an
+    /// outward `pad`; `None` when they do not fit in `f32`.
+    pub fn margins_for(&self, pad: f64, scale: f64) -> Option<BoxMargins> {
+        let common = ROUNDING_MARGIN * (3.0 * scale.abs() + pad.abs()) + f64::MIN_POSITIVE;
+        let margins = BoxMargins {
+            inside: f32_up(common),
+            outside: f32_up(pad.abs() + common),
+        };
+        (margins.inside.is_finite() && margins.outside.is_finite()).then_some(margins)
     }
 
     /// The mask with every plane active.
@@ -130,11 +182,40 @@ impl PlaneCuller {
         }
     }
 
+    /// Classifies a box against the `active` planes (bit `k` for plane `k`) with the
+    /// margins given at construction: see [`classify_with`](Self::classify_with).
+    #[inline]
+    pub fn classify(&self, b: &Aabb, active: u64) -> Option<u64> {
+        self.classify_with(b, active, self.margins)
+    }
+
     /// Classifies a box against the `active` planes (bit `k` for plane `k`): `None` when
     /// it is certainly outside one of them, else the active planes it may cross (`0`:
     /// certainly inside every plane).
-    #[inline]
-    pub fn classify(&self, b: &Aabb, active: u64) -> Option<u64> {
+    #[inline(always)]
+    pub fn classify_with(&self, b: &Aabb, active: u64, margins: BoxMargins) -> Option<u64> {
+        let Some(l) = &self.lanes else {
+            return self.classify_one_by_one(b, active, margins);
+        };
+        // Per plane, the values at the corners furthest along and against the normal:
+        // per axis the larger and smaller of the two products (the same products,
+        // summed in the same order, as the dot with the chosen corner).
+        let (mut outside, mut crossed) = (0u32, 0u32);
+        for k in 0..LANES {
+            let (x0, x1) = (l.nx[k] * b.min.x, l.nx[k] * b.max.x);
+            let (y0, y1) = (l.ny[k] * b.min.y, l.ny[k] * b.max.y);
+            let (z0, z1) = (l.nz[k] * b.min.z, l.nz[k] * b.max.z);
+            let far = x0.max(x1) + y0.max(y1) + z0.max(z1) + l.offset[k];
+            let near = x0.min(x1) + y0.min(y1) + z0.min(z1) + l.offset[k];
+            outside |= u32::from(far < -(l.offset_margin[k] + margins.outside)) << k;
+            crossed |= u32::from(near <= l.offset_margin[k] + margins.inside) << k;
+        }
+        let active = active as u32 & ((1 << LANES) - 1);
+        (outside & active == 0).then_some(u64::from(crossed & active))
+    }
+
+    /// [`classify_with`](Self::classify_with) for more than [`LANES`] planes.
+    fn classify_one_by_one(&self, b: &Aabb, active: u64, margins: BoxMargins) -> Option<u64> {
         let mut remaining = active;
         let mut crossed = 0;
         while remaining != 0 {
@@ -145,10 +226,10 @@ impl PlaneCuller {
             // The corners furthest along and against the inward normal.
             let far = Vec3::select(positive, b.max, b.min);
             let near = Vec3::select(positive, b.min, b.max);
-            if p.normal.dot(far) + p.offset < p.outside_below {
+            if p.normal.dot(far) + p.offset < -(p.offset_margin + margins.outside) {
                 return None;
             }
-            if p.normal.dot(near) + p.offset <= p.inside_above {
+            if p.normal.dot(near) + p.offset <= p.offset_margin + margins.inside {
                 crossed |= 1 << k;
             }
         }

@@ -479,19 +479,17 @@ impl Intersector for PolytopeIntersector {
                 let (min, max) = bvh.bvh().bounds().as_dvec3();
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = cull_padding((max - min).length(), scale);
-                let mut culler = local.culler.clone();
-                if let Some(c) = &mut culler {
-                    if !c.set_box_scale(pad, scale) {
-                        culler = None;
-                    }
-                }
-                match &culler {
+                let culler = local
+                    .culler
+                    .as_ref()
+                    .and_then(|c| Some((c, c.margins_for(pad, scale)?)));
+                match culler {
                     // Planes a node is inside are dropped below it; a node inside every
                     // plane is taken whole.
-                    Some(culler) => bvh.for_each_candidate_with(
+                    Some((culler, margins)) => bvh.for_each_candidate_with(
                         vertices,
                         culler.all_planes(),
-                        |b, active| culler.classify(b, active),
+                        |b, active| culler.classify_with(b, active, margins),
                         |active| active == 0,
                         &mut functor,
                         |functor, active| functor.set_active_planes(active),
