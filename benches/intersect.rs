@@ -481,8 +481,39 @@ fn print_ratios(benches: &[Bench]) {
 
 // ----- criterion -------------------------------------------------------------------
 
+/// `BENCH_PROFILE=<workload>[:<repeats>]` runs only our side of one workload
+/// (`all`, `nearest`, `boxes`, `spheres`) over and over on the selected scenes, for a
+/// profiler (`perf record`, `valgrind --tool=callgrind`), and exits.
+fn profile_only(benches: &[Bench], spec: &str) {
+    let (what, repeats) = spec.split_once(':').unwrap_or((spec, "200"));
+    let repeats: usize = repeats.parse().unwrap_or(200);
+    for b in benches {
+        let mut v = IntersectionVisitor::new();
+        let t = Instant::now();
+        let mut answers = 0;
+        for _ in 0..repeats {
+            answers += match what {
+                "all" => ours_segments(b, &mut v, IntersectionLimit::None, BATCH),
+                "nearest" => ours_segments(b, &mut v, IntersectionLimit::Nearest, BATCH),
+                "boxes" => ours_boxes(b, &mut v),
+                "spheres" => ours_spheres(b, &mut v),
+                other => panic!("BENCH_PROFILE: unknown workload {other}"),
+            };
+        }
+        let per_query = t.elapsed().as_secs_f64() * 1e6 / (repeats * BATCH) as f64;
+        println!(
+            "profile {:>16} {what}: {per_query:.3} us per query, {answers} answers",
+            b.name
+        );
+    }
+    std::process::exit(0);
+}
+
 fn bench_all(c: &mut Criterion) {
     let benches = scenes();
+    if let Ok(spec) = std::env::var("BENCH_PROFILE") {
+        profile_only(&benches, &spec);
+    }
     print_ratios(&benches);
     for b in &benches {
         let mut group = c.benchmark_group(&b.name);

@@ -197,15 +197,27 @@ impl Bvh {
     /// `leaf_bounds(items)`, an interior node the union of its children. The topology is
     /// kept (children are always stored after their parent).
     pub fn refit(&mut self, mut leaf_bounds: impl FnMut(std::ops::Range<usize>) -> Aabb) {
+        self.refit_leaves(|items| Some(leaf_bounds(items)));
+    }
+
+    /// [`refit`](Self::refit) where `leaf_bounds` returns `None` for a leaf whose items
+    /// did not move (its box is kept, and not recomputed from its items).
+    pub fn refit_leaves(
+        &mut self,
+        mut leaf_bounds: impl FnMut(std::ops::Range<usize>) -> Option<Aabb>,
+    ) {
         for i in (0..self.nodes.len()).rev() {
             let node = self.nodes[i];
-            self.nodes[i].bounds = if node.is_leaf() {
-                leaf_bounds(node.first as usize..(node.first + node.count) as usize)
+            if node.is_leaf() {
+                let items = node.first as usize..(node.first + node.count) as usize;
+                if let Some(b) = leaf_bounds(items) {
+                    self.nodes[i].bounds = b;
+                }
             } else {
                 let mut b = self.nodes[node.first as usize].bounds;
                 b.grow(&self.nodes[node.first as usize + 1].bounds);
-                b
-            };
+                self.nodes[i].bounds = b;
+            }
         }
     }
 
@@ -223,13 +235,24 @@ impl Bvh {
     /// first, left child first).
     pub fn for_each_leaf(
         &self,
+        enter: impl FnMut(&Aabb) -> bool,
+        leaf: impl FnMut(std::ops::Range<usize>),
+    ) {
+        self.for_each_leaf_below(0, enter, leaf);
+    }
+
+    /// [`for_each_leaf`](Self::for_each_leaf) over the subtree of node `start` only.
+    pub fn for_each_leaf_below(
+        &self,
+        start: u32,
         mut enter: impl FnMut(&Aabb) -> bool,
         mut leaf: impl FnMut(std::ops::Range<usize>),
     ) {
-        if self.nodes.is_empty() {
+        if start as usize >= self.nodes.len() {
             return;
         }
         let mut stack = [0u32; 64];
+        stack[0] = start;
         let mut top = 1usize;
         while top > 0 {
             top -= 1;
@@ -256,14 +279,20 @@ impl Bvh {
     /// order of their keys (nearer child first), a node keyed past the visitor's limit is
     /// skipped, and the walk stops when a leaf returns false.
     pub fn for_each_leaf_ordered(&self, visitor: &mut impl OrderedVisitor) {
-        let Some(root) = self.nodes.first() else {
+        self.for_each_leaf_ordered_below(0, visitor);
+    }
+
+    /// [`for_each_leaf_ordered`](Self::for_each_leaf_ordered) over the subtree of node
+    /// `start` only.
+    pub fn for_each_leaf_ordered_below(&self, start: u32, visitor: &mut impl OrderedVisitor) {
+        let Some(root) = self.nodes.get(start as usize) else {
             return;
         };
         let Some(t_root) = visitor.entry(&root.bounds) else {
             return;
         };
         let mut stack: smallvec::SmallVec<[(u32, f64); 64]> = smallvec::SmallVec::new();
-        stack.push((0, t_root));
+        stack.push((start, t_root));
         while let Some((index, t)) = stack.pop() {
             if t > visitor.limit() {
                 continue;
@@ -301,13 +330,26 @@ impl Bvh {
     pub fn for_each_leaf_with<S: Copy>(
         &self,
         root_state: S,
+        enter: impl FnMut(&Aabb, S) -> Option<S>,
+        whole: impl Fn(S) -> bool,
+        leaf: impl FnMut(std::ops::Range<usize>, S),
+    ) {
+        self.for_each_leaf_with_below(0, root_state, enter, whole, leaf);
+    }
+
+    /// [`for_each_leaf_with`](Self::for_each_leaf_with) over the subtree of node `start`
+    /// only.
+    pub fn for_each_leaf_with_below<S: Copy>(
+        &self,
+        start: u32,
+        root_state: S,
         mut enter: impl FnMut(&Aabb, S) -> Option<S>,
         whole: impl Fn(S) -> bool,
         mut leaf: impl FnMut(std::ops::Range<usize>, S),
     ) {
         let mut stack: smallvec::SmallVec<[(u32, S); 64]> = smallvec::SmallVec::new();
-        if !self.nodes.is_empty() {
-            stack.push((0, root_state));
+        if (start as usize) < self.nodes.len() {
+            stack.push((start, root_state));
         }
         while let Some((index, parent_state)) = stack.pop() {
             let node = &self.nodes[index as usize];
@@ -328,9 +370,34 @@ impl Bvh {
         }
     }
 
+    /// Cuts the tree into subtrees of at most `max_items` items each (or single leaves,
+    /// when a leaf holds more): the roots of those subtrees, left to right. Their item
+    /// ranges partition the items. Empty for an empty tree.
+    pub fn cut(&self, max_items: usize) -> Vec<u32> {
+        let mut roots = Vec::new();
+        if self.nodes.is_empty() {
+            return roots;
+        }
+        let mut stack = vec![0u32];
+        while let Some(index) = stack.pop() {
+            let node = &self.nodes[index as usize];
+            if node.is_leaf() || self.subtree_items(index).len() <= max_items {
+                roots.push(index);
+            } else {
+                stack.push(node.first + 1);
+                stack.push(node.first);
+            }
+        }
+        roots
+    }
+
     /// The items under a node: a contiguous range, from its leftmost leaf to its
     /// rightmost (the build partitions items in place, left child first).
-    fn subtree_items(&self, index: u32) -> std::ops::Range<usize> {
+    ///
+    /// # Panics
+    ///
+    /// If `index` is not a node of this tree.
+    pub fn subtree_items(&self, index: u32) -> std::ops::Range<usize> {
         let (mut left, mut right) = (&self.nodes[index as usize], &self.nodes[index as usize]);
         while !left.is_leaf() {
             left = &self.nodes[left.first as usize];
@@ -524,6 +591,32 @@ mod tests {
         leaf_walk.sort();
         assert_eq!(whole_walk, leaf_walk);
         assert!(whole_walk.windows(2).all(|w| w[0] != w[1]));
+    }
+
+    #[test]
+    fn a_cut_partitions_the_items_into_small_subtrees() {
+        let boxes: Vec<Aabb> = (0..1000)
+            .map(|i| unit_box_at(((i * 7919) % 1000) as f32))
+            .collect();
+        let (bvh, _) = Bvh::build(&boxes);
+        let roots = bvh.cut(40);
+        assert!(roots.len() >= 1000 / 40);
+        let mut covered = vec![0; boxes.len()];
+        for &r in &roots {
+            let items = bvh.subtree_items(r);
+            assert!(items.len() <= 40 || bvh.nodes[r as usize].is_leaf());
+            // A walk below the root sees exactly the subtree's items.
+            let mut walked = Vec::new();
+            bvh.for_each_leaf_below(r, |_| true, |range| walked.extend(range));
+            assert_eq!(walked, items.clone().collect::<Vec<_>>());
+            for i in items {
+                covered[i] += 1;
+            }
+        }
+        assert!(covered.iter().all(|&n| n == 1));
+        // Cutting at the size of the whole tree keeps the root alone.
+        assert_eq!(bvh.cut(1000), vec![0]);
+        assert!(Bvh::default().cut(8).is_empty());
     }
 
     #[test]

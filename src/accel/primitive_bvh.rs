@@ -62,6 +62,9 @@ impl PackedPrimitive {
 pub struct PrimitiveBvh {
     bvh: Bvh,
     primitives: Vec<PackedPrimitive>,
+    /// Whether two triangles share a primitive index (a quad's halves): such a
+    /// drawable must be visited whole, since intersectors merge those triangles per visit.
+    shares_primitive_indices: bool,
 }
 
 /// The most primitives a drawable may have to get a BVH (the kind shares the index's u32).
@@ -103,12 +106,41 @@ impl PrimitiveBvh {
             boxes: Vec::with_capacity(geometry.primitive_count()),
         };
         geometry.accept_functor(&mut collect);
+        // The functor emits primitives in primitive order: a shared index is a repeat.
+        let shares_primitive_indices = collect.primitives.windows(2).any(|w| {
+            w[0].kind() == PrimitiveKind::Triangle
+                && w[1].kind() == PrimitiveKind::Triangle
+                && w[0].primitive_index() == w[1].primitive_index()
+        });
         let (bvh, order) = Bvh::build(&collect.boxes);
         let primitives = order
             .iter()
             .map(|&i| collect.primitives[i as usize])
             .collect();
-        Some(PrimitiveBvh { bvh, primitives })
+        Some(PrimitiveBvh {
+            bvh,
+            primitives,
+            shares_primitive_indices,
+        })
+    }
+
+    /// Whether two of its triangles share a primitive index (the two halves of a quad).
+    /// Intersectors merge such triangles within one drawable visit, so the visitor never
+    /// splits the visit of such a drawable into [fragments](Self::fragments).
+    pub fn shares_primitive_indices(&self) -> bool {
+        self.shares_primitive_indices
+    }
+
+    /// The nodes that split this BVH into subtrees of at most `max_primitives`
+    /// primitives (see [`Bvh::cut`]): a query visiting each of them with the `start`
+    /// argument of the `for_each_candidate*` methods sees every primitive exactly once.
+    /// A drawable whose triangles [share primitive indices](Self::shares_primitive_indices)
+    /// is not split: its only fragment is the root.
+    pub fn fragments(&self, max_primitives: usize) -> Vec<u32> {
+        if self.shares_primitive_indices || self.bvh.nodes.is_empty() {
+            return vec![0];
+        }
+        self.bvh.cut(max_primitives)
     }
 
     /// Number of primitives held.
@@ -131,27 +163,31 @@ impl PrimitiveBvh {
         &self.bvh
     }
 
-    /// Feeds `functor` every primitive in a leaf whose path `enter` accepts.
+    /// Feeds `functor` every primitive in a leaf below node `start` (0: the root) whose
+    /// path `enter` accepts.
     pub fn for_each_candidate<F: PrimitiveFunctor + ?Sized>(
         &self,
+        start: u32,
         vertices: &[Vec3],
         enter: impl FnMut(&Aabb) -> bool,
         functor: &mut F,
     ) {
-        self.bvh.for_each_leaf(enter, |range| {
+        self.bvh.for_each_leaf_below(start, enter, |range| {
             for p in &self.primitives[range] {
                 emit(p, vertices, functor);
             }
         });
     }
 
-    /// Feeds `functor` the primitives of a walk that carries a state down the tree (see
-    /// [`Bvh::for_each_leaf_with`]): `enter` maps a node's box and its parent's state to
-    /// its own state (`None`: skip), a node whose state satisfies `whole` is taken with
-    /// its entire subtree, and `on_leaf` hands each leaf's state to the functor before
-    /// its primitives.
+    /// Feeds `functor` the primitives below node `start` (0: the root) of a walk that
+    /// carries a state down the tree (see [`Bvh::for_each_leaf_with`]): `enter` maps a
+    /// node's box and its parent's state to its own state (`None`: skip), a node whose
+    /// state satisfies `whole` is taken with its entire subtree, and `on_leaf` hands each
+    /// leaf's state to the functor before its primitives.
+    #[allow(clippy::too_many_arguments)]
     pub fn for_each_candidate_with<S: Copy, F: PrimitiveFunctor + ?Sized>(
         &self,
+        start: u32,
         vertices: &[Vec3],
         root_state: S,
         enter: impl FnMut(&Aabb, S) -> Option<S>,
@@ -160,7 +196,7 @@ impl PrimitiveBvh {
         mut on_leaf: impl FnMut(&mut F, S),
     ) {
         self.bvh
-            .for_each_leaf_with(root_state, enter, whole, |range, state| {
+            .for_each_leaf_with_below(start, root_state, enter, whole, |range, state| {
                 on_leaf(functor, state);
                 for p in &self.primitives[range] {
                     emit(p, vertices, functor);
@@ -168,12 +204,13 @@ impl PrimitiveBvh {
             });
     }
 
-    /// Nearest-first traversal for rays: `entry` gives the parameter at which the query
-    /// enters a node's box (`None` when it misses it), nearer children are visited first,
-    /// and a node entered beyond `limit` is skipped (the functor may lower `limit` as it
-    /// finds hits).
+    /// Nearest-first traversal for rays, below node `start` (0: the root): `entry` gives
+    /// the parameter at which the query enters a node's box (`None` when it misses it),
+    /// nearer children are visited first, and a node entered beyond `limit` is skipped
+    /// (the functor may lower `limit` as it finds hits).
     pub fn for_each_candidate_ordered<F: PrimitiveFunctor + ?Sized>(
         &self,
+        start: u32,
         vertices: &[Vec3],
         entry: impl FnMut(&Aabb) -> Option<f64>,
         limit: &Cell<f64>,
@@ -202,13 +239,16 @@ impl PrimitiveBvh {
                 true
             }
         }
-        self.bvh.for_each_leaf_ordered(&mut Walk {
-            entry,
-            limit,
-            primitives: &self.primitives,
-            vertices,
-            functor,
-        });
+        self.bvh.for_each_leaf_ordered_below(
+            start,
+            &mut Walk {
+                entry,
+                limit,
+                primitives: &self.primitives,
+                vertices,
+                functor,
+            },
+        );
     }
 }
 
@@ -277,12 +317,47 @@ mod tests {
         g.accept(&mut plain);
         let bvh = PrimitiveBvh::build(&g).unwrap();
         let mut accelerated = Record::default();
-        bvh.for_each_candidate(g.vertices(), |_| true, &mut accelerated);
+        bvh.for_each_candidate(0, g.vertices(), |_| true, &mut accelerated);
         plain.0.sort();
         accelerated.0.sort();
         assert_eq!(plain, accelerated);
         assert_eq!(bvh.len(), 18 + 6 + 5 + 3);
         assert!(bvh.memory_bytes() <= 32 * bvh.len());
+    }
+
+    #[test]
+    fn fragments_cover_every_primitive_once_and_quads_stay_whole() {
+        let vertices: Vec<Vec3> = (0..400)
+            .map(|i| Vec3::new((i % 20) as f32, ((i * 7) % 3) as f32, (i / 20) as f32))
+            .collect();
+        let strip = Geometry::new(vertices.clone())
+            .with_primitive_set(PrimitiveSet::draw_arrays(
+                PrimitiveMode::TriangleStrip,
+                0,
+                400,
+            ))
+            .unwrap();
+        let bvh = PrimitiveBvh::build(&strip).unwrap();
+        assert!(!bvh.shares_primitive_indices());
+        let fragments = bvh.fragments(16);
+        assert!(fragments.len() >= 398 / 16);
+        let mut whole = Record::default();
+        bvh.for_each_candidate(0, strip.vertices(), |_| true, &mut whole);
+        let mut pieces = Record::default();
+        for &node in &fragments {
+            bvh.for_each_candidate(node, strip.vertices(), |_| true, &mut pieces);
+        }
+        whole.0.sort();
+        pieces.0.sort();
+        assert_eq!(whole, pieces);
+        assert_eq!(pieces.0.len(), 398);
+        // Quads: both halves of a quad carry one primitive index, so no cut.
+        let quads = Geometry::new(vertices)
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Quads, 0, 400))
+            .unwrap();
+        let bvh = PrimitiveBvh::build(&quads).unwrap();
+        assert!(bvh.shares_primitive_indices());
+        assert_eq!(bvh.fragments(16), vec![0]);
     }
 
     #[test]

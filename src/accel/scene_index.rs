@@ -56,11 +56,33 @@ pub struct Instance {
     pub active: bool,
 }
 
-/// Every drawable instance under a root, in a BVH over their world boxes.
+/// A part of one instance: the primitives below one node of its drawable's
+/// [`PrimitiveBvh`](super::PrimitiveBvh) (node 0: the whole drawable).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fragment {
+    /// Position of the instance in [`SceneIndex::instances`].
+    pub instance: u32,
+    /// The node of the drawable's primitive BVH (0 for a drawable without one).
+    pub bvh_node: u32,
+    /// The node's box in world space (outward-rounded `f32`; empty while the instance is
+    /// inactive).
+    pub world_box: Aabb,
+}
+
+/// Big drawables are cut into fragments of at most this many primitives, so that the
+/// fragments of overlapping drawables are ordered in one tree. Measured on
+/// littlest_tokyo (benches/README.md): smaller fragments make the top tree deeper,
+/// bigger ones bring back the cost of entering each drawable's tree near its root.
+pub const FRAGMENT_PRIMITIVES: usize = 16;
+
+/// Every drawable instance under a root, in a BVH over their world boxes, and the same
+/// instances cut into [fragments](Fragment) in a second BVH.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SceneIndex {
     bvh: Bvh,
     instances: Vec<Instance>,
+    fragment_bvh: Bvh,
+    fragments: Vec<Fragment>,
     refits: u64,
 }
 
@@ -74,15 +96,65 @@ impl SceneIndex {
         let boxes: Vec<Aabb> = instances.iter().map(|i| i.world_box).collect();
         let (bvh, order) = Bvh::build(&boxes);
         let mut slots: Vec<Option<Instance>> = instances.into_iter().map(Some).collect();
-        let instances = order
+        let instances: Vec<Instance> = order
             .iter()
             .filter_map(|&i| slots.get_mut(i as usize).and_then(Option::take))
             .collect();
+        let mut fragments = Vec::new();
+        for (k, instance) in instances.iter().enumerate() {
+            let nodes = scene
+                .primitive_bvh(instance.drawable)
+                .map_or_else(|| vec![0], |b| b.fragments(FRAGMENT_PRIMITIVES));
+            for bvh_node in nodes {
+                fragments.push(Fragment {
+                    instance: k as u32,
+                    bvh_node,
+                    world_box: fragment_box(scene, instance, bvh_node),
+                });
+            }
+        }
+        let boxes: Vec<Aabb> = fragments.iter().map(|f| f.world_box).collect();
+        let (fragment_bvh, order) = Bvh::build(&boxes);
+        let fragments = order.iter().map(|&i| fragments[i as usize]).collect();
         SceneIndex {
             bvh,
             instances,
+            fragment_bvh,
+            fragments,
             refits: 0,
         }
+    }
+
+    /// The fragments, in the order of [`fragment_bvh`](Self::fragment_bvh)'s leaves.
+    pub fn fragments(&self) -> &[Fragment] {
+        &self.fragments
+    }
+
+    /// The tree over the fragments' world boxes.
+    pub fn fragment_bvh(&self) -> &Bvh {
+        &self.fragment_bvh
+    }
+
+    /// Bytes used by the index: instances (paths, matrices, gates), fragments and both
+    /// trees.
+    pub fn memory_bytes(&self) -> usize {
+        let instances: usize = self
+            .instances
+            .iter()
+            .map(|i| {
+                std::mem::size_of::<Instance>()
+                    + i.path.len() * std::mem::size_of::<NodeId>()
+                    + if i.gates.spilled() {
+                        i.gates.len() * std::mem::size_of::<Gate>()
+                    } else {
+                        0
+                    }
+            })
+            .sum();
+        instances
+            + self.bvh.memory_bytes()
+            + self.fragments.len() * std::mem::size_of::<Fragment>()
+            + self.fragment_bvh.memory_bytes()
     }
 
     /// The instances, in BVH leaf order.
@@ -105,12 +177,12 @@ impl SceneIndex {
     /// the plain traversal's arithmetic, and refits the tree's boxes bottom-up. Nothing
     /// else is rebuilt.
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
-        let mut changed = false;
-        for instance in &mut self.instances {
+        let mut changed = vec![false; self.instances.len()];
+        for (k, instance) in self.instances.iter_mut().enumerate() {
             if instance.path.first() != Some(&root) || !instance.path.contains(&moved) {
                 continue;
             }
-            changed = true;
+            changed[k] = true;
             let frame = path_frame(scene, &instance.path);
             instance.active = frame.is_some();
             if let Some((l2w, w2l)) = frame {
@@ -122,7 +194,7 @@ impl SceneIndex {
                 _ => Aabb::EMPTY,
             };
         }
-        if changed {
+        if changed.contains(&true) {
             self.refits += 1;
             self.bvh.refit(|range| {
                 let mut b = Aabb::EMPTY;
@@ -131,7 +203,47 @@ impl SceneIndex {
                 }
                 b
             });
+            // Only the fragments of moved instances, and the leaves holding them, are
+            // recomputed; the other leaves keep their boxes.
+            let instances = &self.instances;
+            for f in &mut self.fragments {
+                if changed[f.instance as usize] {
+                    f.world_box = fragment_box(scene, &instances[f.instance as usize], f.bvh_node);
+                }
+            }
+            let fragments = &self.fragments;
+            self.fragment_bvh.refit_leaves(|range| {
+                let items = &fragments[range];
+                items.iter().any(|f| changed[f.instance as usize]).then(|| {
+                    let mut b = Aabb::EMPTY;
+                    for f in items {
+                        b.grow(&f.world_box);
+                    }
+                    b
+                })
+            });
         }
+    }
+}
+
+/// The world box of the primitives below `bvh_node` of an instance's drawable: the
+/// instance's own box for the root, the node's box moved to world space otherwise.
+fn fragment_box(scene: &SceneGraph, instance: &Instance, bvh_node: u32) -> Aabb {
+    if bvh_node == 0 || !instance.active {
+        return instance.world_box;
+    }
+    let node = scene
+        .primitive_bvh(instance.drawable)
+        .and_then(|b| b.bvh().nodes.get(bvh_node as usize));
+    match node {
+        Some(node) => {
+            let (min, max) = node.bounds.as_dvec3();
+            world_box(
+                &crate::bounding::BoundingBox { min, max },
+                &instance.local_to_world,
+            )
+        }
+        None => instance.world_box,
     }
 }
 

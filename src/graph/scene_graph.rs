@@ -278,14 +278,23 @@ impl SceneGraph {
         }
     }
 
-    /// Bytes held by the built primitive BVHs, and the number of primitives they hold.
+    /// Bytes held by the built acceleration structures (primitive BVHs and the instance
+    /// indices of the nodes that have one), and the number of primitives the BVHs hold.
     pub fn acceleration_memory(&self) -> (usize, usize) {
-        self.drawables
+        let (bvh_bytes, primitives) = self
+            .drawables
             .values()
             .filter_map(|e| e.accel.get().and_then(Option::as_ref))
             .fold((0, 0), |(bytes, prims), b| {
                 (bytes + b.memory_bytes(), prims + b.len())
-            })
+            });
+        let index_bytes: usize = self
+            .nodes
+            .values()
+            .filter_map(|n| n.index.get())
+            .map(|index| index.memory_bytes())
+            .sum();
+        (bvh_bytes + index_bytes, primitives)
     }
 
     fn compute_node_bound(&self, node: &Node) -> BoundingSphere {

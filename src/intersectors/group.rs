@@ -174,6 +174,10 @@ impl Intersector for AnyIntersector {
         dispatch!(self, i => i.reached_limit())
     }
 
+    fn accepts_fragments(&self) -> bool {
+        dispatch!(self, i => i.accepts_fragments())
+    }
+
     fn end(&mut self) {
         dispatch!(self, i => i.end())
     }
@@ -242,6 +246,11 @@ impl Intersector for IntersectorGroup {
 
     fn reached_limit(&self) -> bool {
         !self.members.is_empty() && self.members.iter().all(|m| m.reached_limit())
+    }
+
+    /// Only when every member accepts them: each fragment visit goes to every member.
+    fn accepts_fragments(&self) -> bool {
+        self.members.iter().all(|m| m.accepts_fragments())
     }
 
     fn end(&mut self) {

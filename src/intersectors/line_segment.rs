@@ -550,6 +550,7 @@ impl Intersector for LineSegmentIntersector {
                 let pad = local.tolerance + cull_padding((max - min).length(), scale);
                 let slab = SegmentSlab::new(local.start, local.direction, pad, scale);
                 bvh.for_each_candidate_ordered(
+                    context.bvh_node,
                     vertices,
                     |b| slab.entry(b).map(f64::from),
                     &limit,
@@ -571,6 +572,11 @@ impl Intersector for LineSegmentIntersector {
 
     fn reached_limit(&self) -> bool {
         self.limit == IntersectionLimit::One && !self.hits.is_empty()
+    }
+
+    /// Yes unless the limit is per drawable visit (`OnePerDrawable`).
+    fn accepts_fragments(&self) -> bool {
+        self.limit != IntersectionLimit::OnePerDrawable
     }
 
     fn end(&mut self) {

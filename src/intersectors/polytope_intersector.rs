@@ -487,6 +487,7 @@ impl Intersector for PolytopeIntersector {
                     // Planes a node is inside are dropped below it; a node inside every
                     // plane is taken whole.
                     Some((culler, margins)) => bvh.for_each_candidate_with(
+                        context.bvh_node,
                         vertices,
                         culler.all_planes(),
                         |b, active| culler.classify_with(b, active, margins),
@@ -497,7 +498,7 @@ impl Intersector for PolytopeIntersector {
                     None => {
                         functor.set_active_planes(u64::MAX);
                         let enter = |b: &Aabb| box_meets_planes(&local.normalized, b, pad);
-                        bvh.for_each_candidate(vertices, enter, &mut functor);
+                        bvh.for_each_candidate(context.bvh_node, vertices, enter, &mut functor);
                     }
                 }
             }
@@ -542,6 +543,11 @@ impl Intersector for PolytopeIntersector {
 
     fn reached_limit(&self) -> bool {
         self.limit == IntersectionLimit::One && !self.hits.is_empty()
+    }
+
+    /// Yes unless the limit is per drawable visit (`OnePerDrawable`).
+    fn accepts_fragments(&self) -> bool {
+        self.limit != IntersectionLimit::OnePerDrawable
     }
 
     fn end(&mut self) {

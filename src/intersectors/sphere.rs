@@ -336,7 +336,12 @@ impl Intersector for SphereIntersector {
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = cull_padding((max - min).length(), scale);
                 let ball = BallCuller::new(local.center, local.radius + pad, scale);
-                bvh.for_each_candidate(vertices, |b| ball.overlaps(b), &mut functor);
+                bvh.for_each_candidate(
+                    context.bvh_node,
+                    vertices,
+                    |b| ball.overlaps(b),
+                    &mut functor,
+                );
             }
             None => drawable.accept(&mut functor),
         }
@@ -365,6 +370,11 @@ impl Intersector for SphereIntersector {
 
     fn reached_limit(&self) -> bool {
         self.limit == IntersectionLimit::One && !self.hits.is_empty()
+    }
+
+    /// Yes unless the limit is per drawable visit (`OnePerDrawable`).
+    fn accepts_fragments(&self) -> bool {
+        self.limit != IntersectionLimit::OnePerDrawable
     }
 
     fn end(&mut self) {

@@ -3,7 +3,10 @@
 use glam::{DMat4, DVec3};
 
 use super::{DrawableContext, FrameContext, Intersector, Viewport};
-use crate::accel::{Aabb, Gate, Instance, OrderedVisitor, SceneIndex};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::accel::{Aabb, Fragment, Gate, Instance, OrderedVisitor, SceneIndex};
 use crate::graph::{Lod, Node, NodeId, NodeKind, SceneGraph};
 use crate::intersectors::QueryError;
 
@@ -68,6 +71,31 @@ pub struct IntersectionVisitor {
     frames: FrameContext,
     use_acceleration: bool,
     node_path: Vec<NodeId>,
+    /// For the fragment walk: the instances met by the current query, each with its
+    /// position in that query's list of localized queries (kept to reuse the buffer).
+    met_instances: HashMap<u32, u32, BuildHasherDefault<InstanceHasher>>,
+}
+
+/// Hashes instance positions (small integers) for [`IntersectionVisitor::met_instances`]:
+/// a multiplicative hash, much cheaper than SipHash for keys no user controls.
+#[derive(Clone, Copy, Debug, Default)]
+struct InstanceHasher(u64);
+
+impl Hasher for InstanceHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        // Fibonacci hashing: the high bits, which hashbrown uses, mix every input bit.
+        self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
 
 impl Default for IntersectionVisitor {
@@ -87,6 +115,7 @@ impl IntersectionVisitor {
             frames: FrameContext::default(),
             use_acceleration: true,
             node_path: Vec::new(),
+            met_instances: HashMap::default(),
         }
     }
 
@@ -165,8 +194,11 @@ impl IntersectionVisitor {
     pub fn reset(&mut self) {
         let mut path = std::mem::take(&mut self.node_path);
         path.clear();
+        let mut met = std::mem::take(&mut self.met_instances);
+        met.clear();
         *self = IntersectionVisitor {
             node_path: path,
+            met_instances: met,
             ..IntersectionVisitor::new()
         };
     }
@@ -185,7 +217,13 @@ impl IntersectionVisitor {
         intersector.begin(&self.frames)?;
         if self.use_acceleration {
             if let Some(index) = scene.scene_index(root) {
-                self.visit_index(scene, index, intersector);
+                if intersector.accepts_fragments() {
+                    let mut met = std::mem::take(&mut self.met_instances);
+                    self.visit_fragments(scene, index, intersector, &mut met);
+                    self.met_instances = met;
+                } else {
+                    self.visit_index(scene, index, intersector);
+                }
                 intersector.end();
                 return Ok(());
             }
@@ -319,6 +357,7 @@ impl IntersectionVisitor {
                         local_to_world: &instance.local_to_world,
                         world_to_local: &instance.world_to_local,
                         use_acceleration: true,
+                        bvh_node: 0,
                     };
                     self.intersector.intersect(&local, &context, drawable);
                 }
@@ -333,6 +372,112 @@ impl IntersectionVisitor {
             intersector,
         };
         index.bvh().for_each_leaf_ordered(&mut walk);
+    }
+
+    /// The accelerated traversal for intersectors that accept fragments: the fragments of
+    /// every instance in one tree, nearest first for the intersectors that order them.
+    /// Each instance is gated and localized once, when its first fragment is reached.
+    fn visit_fragments<I: Intersector>(
+        &self,
+        scene: &SceneGraph,
+        index: &SceneIndex,
+        intersector: &mut I,
+        met: &mut HashMap<u32, u32, BuildHasherDefault<InstanceHasher>>,
+    ) {
+        struct Walk<'a, I: Intersector> {
+            visitor: &'a IntersectionVisitor,
+            scene: &'a SceneGraph,
+            instances: &'a [Instance],
+            fragments: &'a [Fragment],
+            intersector: &'a mut I,
+            met: &'a mut HashMap<u32, u32, BuildHasherDefault<InstanceHasher>>,
+            /// Per met instance: the query in its frame, or `None` when the plain
+            /// traversal would not reach it or its drawable's box is missed.
+            locals: Vec<Option<I::Local>>,
+        }
+        impl<I: Intersector> Walk<'_, I> {
+            /// The position in `locals` of instance `k`'s query, localized on first use.
+            fn slot(&mut self, k: u32) -> usize {
+                let slot = match self.met.get(&k) {
+                    Some(&slot) => slot,
+                    None => {
+                        let instance = &self.instances[k as usize];
+                        let local = self
+                            .visitor
+                            .reaches(self.scene, instance)
+                            .then(|| self.scene.drawable_bound(instance.drawable))
+                            .flatten()
+                            .and_then(|bound| {
+                                let local = self
+                                    .intersector
+                                    .localize(&instance.local_to_world, &instance.world_to_local);
+                                self.intersector
+                                    .enter_drawable(&local, &bound)
+                                    .then_some(local)
+                            });
+                        let slot = self.locals.len() as u32;
+                        self.locals.push(local);
+                        self.met.insert(k, slot);
+                        slot
+                    }
+                };
+                slot as usize
+            }
+        }
+        impl<I: Intersector> OrderedVisitor for Walk<'_, I> {
+            fn entry(&mut self, bounds: &Aabb) -> Option<f64> {
+                self.intersector.enter_world_box(bounds)
+            }
+            fn limit(&self) -> f64 {
+                self.intersector.world_limit()
+            }
+            fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
+                for fragment in &self.fragments[items] {
+                    if self.intersector.reached_limit() {
+                        return false;
+                    }
+                    let instance = &self.instances[fragment.instance as usize];
+                    // Under a singular transform: the plain traversal never gets there.
+                    if !instance.active {
+                        continue;
+                    }
+                    let entered = self.intersector.enter_world_box(&fragment.world_box);
+                    if entered.is_none_or(|t| t > self.intersector.world_limit()) {
+                        continue;
+                    }
+                    let Some(drawable) = self.scene.drawable(instance.drawable) else {
+                        continue;
+                    };
+                    let slot = self.slot(fragment.instance);
+                    let Some(local) = self.locals[slot].as_ref() else {
+                        continue;
+                    };
+                    let context = DrawableContext {
+                        scene: self.scene,
+                        node_path: &instance.path,
+                        drawable: instance.drawable,
+                        local_to_world: &instance.local_to_world,
+                        world_to_local: &instance.world_to_local,
+                        use_acceleration: true,
+                        bvh_node: fragment.bvh_node,
+                    };
+                    self.intersector.intersect(local, &context, drawable);
+                }
+                !self.intersector.reached_limit()
+            }
+        }
+        met.clear();
+        intersector.begin_world_boxes(&index.fragment_bvh().bounds());
+        let mut walk = Walk {
+            visitor: self,
+            scene,
+            instances: index.instances(),
+            fragments: index.fragments(),
+            intersector,
+            met,
+            locals: Vec::new(),
+        };
+        index.fragment_bvh().for_each_leaf_ordered(&mut walk);
     }
 
     fn visit<I: Intersector>(
@@ -435,6 +580,7 @@ impl IntersectionVisitor {
                         local_to_world,
                         world_to_local,
                         use_acceleration: self.use_acceleration,
+                        bvh_node: 0,
                     };
                     intersector.intersect(local, &context, drawable);
                 }

@@ -41,6 +41,12 @@ pub struct DrawableContext<'a> {
     /// Whether the intersector may use the drawable's acceleration structure (the
     /// visitor's [`use_acceleration`](super::IntersectionVisitor::set_use_acceleration)).
     pub use_acceleration: bool,
+    /// The node of the drawable's [`PrimitiveBvh`](crate::accel::PrimitiveBvh) whose
+    /// primitives this visit covers: `0`, the root, for the whole drawable. The visitor
+    /// hands out other nodes only to intersectors that
+    /// [accept fragments](Intersector::accepts_fragments), and only when the drawable
+    /// has a BVH.
+    pub bvh_node: u32,
 }
 
 impl DrawableContext<'_> {
@@ -121,6 +127,19 @@ pub trait Intersector {
 
     /// True when no further hit can be wanted (limit `One` satisfied): the visitor stops.
     fn reached_limit(&self) -> bool;
+
+    /// Whether the visitor may split the visit of a big drawable into several visits,
+    /// one per fragment of its primitive BVH ([`DrawableContext::bvh_node`]), in any
+    /// order and interleaved with other drawables. That lets the scene index order the
+    /// fragments of overlapping drawables in one tree (Benthin et al., "Improved
+    /// two-level BVHs using partial re-braiding", HPG 2017) instead of entering every
+    /// drawable's tree from its root. An intersector says yes only if it reads
+    /// `bvh_node` and its results do not depend on how a drawable's primitives are
+    /// grouped into visits (not so for a per-visit limit such as `OnePerDrawable`).
+    /// Default: no.
+    fn accepts_fragments(&self) -> bool {
+        false
+    }
 
     /// Called after the traversal: sorts the hits.
     fn end(&mut self) {}
