@@ -86,22 +86,60 @@ impl Aabb {
 }
 
 /// One node: a box and either two children (at `first` and `first + 1`) or a leaf range
-/// of `count` items starting at `first`. 32 bytes.
+/// of `count` items starting at `first`; both numbers share one `u32` (the count in the
+/// top 4 bits), so a node is 28 bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BvhNode {
     /// The node's box.
     pub bounds: Aabb,
-    /// First child, or first item of a leaf.
-    pub first: u32,
-    /// Number of items of a leaf; 0 for an interior node.
-    pub count: u32,
+    /// `first | count << FIRST_BITS`.
+    packed: u32,
 }
 
+/// Bits of [`BvhNode::first`]: a tree holds at most [`MAX_BVH_ITEMS`] items.
+const FIRST_BITS: u32 = 28;
+const FIRST_MASK: u32 = (1 << FIRST_BITS) - 1;
+
+/// The most items a [`Bvh`] can hold (its nodes number items and children in 28 bits).
+pub const MAX_BVH_ITEMS: usize = (1 << (FIRST_BITS - 1)) - 1;
+
 impl BvhNode {
+    fn interior(bounds: Aabb, first_child: usize) -> BvhNode {
+        BvhNode {
+            bounds,
+            packed: first_child as u32 & FIRST_MASK,
+        }
+    }
+
+    fn leaf(bounds: Aabb, first: usize, count: usize) -> BvhNode {
+        BvhNode {
+            bounds,
+            packed: (first as u32 & FIRST_MASK) | (count as u32) << FIRST_BITS,
+        }
+    }
+
+    /// First child (the second is `first + 1`), or first item of a leaf.
+    #[inline]
+    pub fn first(&self) -> u32 {
+        self.packed & FIRST_MASK
+    }
+
+    /// Number of items of a leaf; 0 for an interior node.
+    #[inline]
+    pub fn count(&self) -> u32 {
+        self.packed >> FIRST_BITS
+    }
+
     /// True for a leaf.
     #[inline]
     pub fn is_leaf(&self) -> bool {
-        self.count > 0
+        self.count() > 0
+    }
+
+    /// A leaf's item range (empty for an interior node).
+    #[inline]
+    pub fn items(&self) -> std::ops::Range<usize> {
+        self.first() as usize..(self.first() + self.count()) as usize
     }
 }
 
@@ -131,18 +169,23 @@ const BINS: usize = 16;
 impl Bvh {
     /// Builds a hierarchy over `boxes`; returns it and the permutation: position `i` of
     /// the stored items holds original item `order[i]`.
+    ///
+    /// # Panics
+    ///
+    /// With more than [`MAX_BVH_ITEMS`] boxes (a few hundred million: more than any
+    /// scene fits in memory with its meshes). Callers check the count first.
     pub fn build(boxes: &[Aabb]) -> (Bvh, Vec<u32>) {
+        assert!(
+            boxes.len() <= MAX_BVH_ITEMS,
+            "a BVH holds at most {MAX_BVH_ITEMS} items"
+        );
         let mut order: Vec<u32> = (0..boxes.len() as u32).collect();
         let mut nodes = Vec::with_capacity((boxes.len() / MAX_LEAF_ITEMS + 1) * 2);
         if boxes.is_empty() {
             return (Bvh { nodes }, order);
         }
         let centers: Vec<Vec3> = boxes.iter().map(Aabb::center).collect();
-        nodes.push(BvhNode {
-            bounds: Aabb::EMPTY,
-            first: 0,
-            count: 0,
-        });
+        nodes.push(BvhNode::leaf(Aabb::EMPTY, 0, 0));
         // (node index, start, end) still to split.
         let mut work = vec![(0usize, 0usize, boxes.len())];
         while let Some((node, start, end)) = work.pop() {
@@ -155,38 +198,24 @@ impl Bvh {
                 center_bounds.min = center_bounds.min.min(c);
                 center_bounds.max = center_bounds.max.max(c);
             }
-            nodes[node].bounds = bounds;
             let count = items.len();
-            let make_leaf = |nodes: &mut Vec<BvhNode>| {
-                nodes[node].first = start as u32;
-                nodes[node].count = count as u32;
-            };
             if count < MIN_SPLIT_ITEMS {
-                make_leaf(&mut nodes);
+                nodes[node] = BvhNode::leaf(bounds, start, count);
                 continue;
             }
             let mid = match split(items, boxes, &centers, &bounds, &center_bounds) {
                 Some(mid) => mid,
                 None if count <= MAX_LEAF_ITEMS => {
-                    make_leaf(&mut nodes);
+                    nodes[node] = BvhNode::leaf(bounds, start, count);
                     continue;
                 }
                 // All centres coincide or the SAH found nothing better: halve.
                 None => count / 2,
             };
             let left = nodes.len();
-            nodes.push(BvhNode {
-                bounds: Aabb::EMPTY,
-                first: 0,
-                count: 0,
-            });
-            nodes.push(BvhNode {
-                bounds: Aabb::EMPTY,
-                first: 0,
-                count: 0,
-            });
-            nodes[node].first = left as u32;
-            nodes[node].count = 0;
+            nodes.push(BvhNode::leaf(Aabb::EMPTY, 0, 0));
+            nodes.push(BvhNode::leaf(Aabb::EMPTY, 0, 0));
+            nodes[node] = BvhNode::interior(bounds, left);
             work.push((left + 1, start + mid, end));
             work.push((left, start, start + mid));
         }
@@ -209,13 +238,13 @@ impl Bvh {
         for i in (0..self.nodes.len()).rev() {
             let node = self.nodes[i];
             if node.is_leaf() {
-                let items = node.first as usize..(node.first + node.count) as usize;
+                let items = node.items();
                 if let Some(b) = leaf_bounds(items) {
                     self.nodes[i].bounds = b;
                 }
             } else {
-                let mut b = self.nodes[node.first as usize].bounds;
-                b.grow(&self.nodes[node.first as usize + 1].bounds);
+                let mut b = self.nodes[node.first() as usize].bounds;
+                b.grow(&self.nodes[node.first() as usize + 1].bounds);
                 self.nodes[i].bounds = b;
             }
         }
@@ -261,16 +290,16 @@ impl Bvh {
                 continue;
             }
             if node.is_leaf() {
-                leaf(node.first as usize..(node.first + node.count) as usize);
+                leaf(node.items());
             } else if top + 2 <= stack.len() {
-                stack[top] = node.first + 1;
-                stack[top + 1] = node.first;
+                stack[top] = node.first() + 1;
+                stack[top + 1] = node.first();
                 top += 2;
             } else {
                 // Deeper than the stack (cannot happen for a balanced-enough tree):
                 // fall back to recursion on the subtree.
-                self.for_each_leaf_from(node.first, &mut enter, &mut leaf);
-                self.for_each_leaf_from(node.first + 1, &mut enter, &mut leaf);
+                self.for_each_leaf_from(node.first(), &mut enter, &mut leaf);
+                self.for_each_leaf_from(node.first() + 1, &mut enter, &mut leaf);
             }
         }
     }
@@ -299,12 +328,12 @@ impl Bvh {
             }
             let node = &self.nodes[index as usize];
             if node.is_leaf() {
-                if !visitor.leaf(node.first as usize..(node.first + node.count) as usize) {
+                if !visitor.leaf(node.items()) {
                     return;
                 }
                 continue;
             }
-            let (a, b) = (node.first, node.first + 1);
+            let (a, b) = (node.first(), node.first() + 1);
             let ta = visitor.entry(&self.nodes[a as usize].bounds);
             let tb = visitor.entry(&self.nodes[b as usize].bounds);
             match (ta, tb) {
@@ -357,15 +386,12 @@ impl Bvh {
                 continue;
             };
             if node.is_leaf() {
-                leaf(
-                    node.first as usize..(node.first + node.count) as usize,
-                    state,
-                );
+                leaf(node.items(), state);
             } else if whole(state) {
                 leaf(self.subtree_items(index), state);
             } else {
-                stack.push((node.first + 1, state));
-                stack.push((node.first, state));
+                stack.push((node.first() + 1, state));
+                stack.push((node.first(), state));
             }
         }
     }
@@ -384,8 +410,8 @@ impl Bvh {
             if node.is_leaf() || self.subtree_items(index).len() <= max_items {
                 roots.push(index);
             } else {
-                stack.push(node.first + 1);
-                stack.push(node.first);
+                stack.push(node.first() + 1);
+                stack.push(node.first());
             }
         }
         roots
@@ -400,12 +426,12 @@ impl Bvh {
     pub fn subtree_items(&self, index: u32) -> std::ops::Range<usize> {
         let (mut left, mut right) = (&self.nodes[index as usize], &self.nodes[index as usize]);
         while !left.is_leaf() {
-            left = &self.nodes[left.first as usize];
+            left = &self.nodes[left.first() as usize];
         }
         while !right.is_leaf() {
-            right = &self.nodes[right.first as usize + 1];
+            right = &self.nodes[right.first() as usize + 1];
         }
-        left.first as usize..(right.first + right.count) as usize
+        left.first() as usize..(right.first() + right.count()) as usize
     }
 
     fn for_each_leaf_from(
@@ -419,10 +445,10 @@ impl Bvh {
             return;
         }
         if node.is_leaf() {
-            leaf(node.first as usize..(node.first + node.count) as usize);
+            leaf(node.items());
         } else {
-            self.for_each_leaf_from(node.first, enter, leaf);
-            self.for_each_leaf_from(node.first + 1, enter, leaf);
+            self.for_each_leaf_from(node.first(), enter, leaf);
+            self.for_each_leaf_from(node.first() + 1, enter, leaf);
         }
     }
 }
@@ -531,7 +557,7 @@ mod tests {
         // Parents hold their children.
         for node in &bvh.nodes {
             if !node.is_leaf() {
-                for c in [node.first, node.first + 1] {
+                for c in [node.first(), node.first() + 1] {
                     let child = bvh.nodes[c as usize].bounds;
                     assert!(
                         node.bounds.min.cmple(child.min).all()
@@ -539,7 +565,7 @@ mod tests {
                     );
                 }
             } else {
-                assert!(node.count as usize <= MAX_LEAF_ITEMS);
+                assert!(node.count() as usize <= MAX_LEAF_ITEMS);
             }
         }
     }
@@ -626,7 +652,7 @@ mod tests {
         assert!(bvh
             .nodes
             .iter()
-            .all(|n| !n.is_leaf() || n.count as usize <= MAX_LEAF_ITEMS));
+            .all(|n| !n.is_leaf() || n.count() as usize <= MAX_LEAF_ITEMS));
         assert_eq!(Bvh::build(&[]).0.nodes.len(), 0);
     }
 

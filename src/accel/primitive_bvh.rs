@@ -55,7 +55,7 @@ impl PackedPrimitive {
 /// skipped), so that a query fed from the BVH sees exactly what the plain traversal sees.
 ///
 /// It keeps no vertex positions: they are read from the geometry, so the structure costs
-/// 16 bytes per primitive plus the nodes (32 bytes each, about one per two primitives).
+/// 16 bytes per primitive plus the nodes (28 bytes each, about one per two primitives).
 /// The scene graph builds it lazily per drawable and drops it whenever the drawable is
 /// edited, so it is never stale.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -67,8 +67,13 @@ pub struct PrimitiveBvh {
     shares_primitive_indices: bool,
 }
 
-/// The most primitives a drawable may have to get a BVH (the kind shares the index's u32).
-pub const MAX_ACCELERATED_PRIMITIVES: usize = INDEX_MASK as usize;
+/// The most primitives a drawable may have to get a BVH (the kind shares the index's
+/// u32, and a [`Bvh`] holds at most [`MAX_BVH_ITEMS`](super::MAX_BVH_ITEMS) items).
+pub const MAX_ACCELERATED_PRIMITIVES: usize = if (INDEX_MASK as usize) < super::bvh::MAX_BVH_ITEMS {
+    INDEX_MASK as usize
+} else {
+    super::bvh::MAX_BVH_ITEMS
+};
 
 impl PrimitiveBvh {
     /// Builds the BVH of a geometry; `None` when it has more than

@@ -71,9 +71,10 @@ pub struct Fragment {
 
 /// Big drawables are cut into fragments of at most this many primitives, so that the
 /// fragments of overlapping drawables are ordered in one tree. Measured on
-/// littlest_tokyo (benches/README.md): smaller fragments make the top tree deeper,
+/// littlest_tokyo (benches/README.md): 16 to 32 are equally fast; 32 keeps the memory
+/// under 32 bytes per primitive. Smaller fragments make the top tree deeper,
 /// bigger ones bring back the cost of entering each drawable's tree near its root.
-pub const FRAGMENT_PRIMITIVES: usize = 16;
+pub const FRAGMENT_PRIMITIVES: usize = 32;
 
 /// Every drawable instance under a root, in a BVH over their world boxes, and the same
 /// instances cut into [fragments](Fragment) in a second BVH.
