@@ -66,12 +66,22 @@ pub struct BoxMargins {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlaneCuller {
-    planes: SmallVec<[CullPlane; 8]>,
-    /// The same planes laid out plane-parallel, when there are at most [`LANES`] of them
-    /// (boxes and frustums): all tested at once, without branches.
-    lanes: Option<Lanes>,
+    planes: CullPlanes,
+    /// How many planes.
+    count: usize,
     /// The margins [`classify`](Self::classify) uses.
     margins: BoxMargins,
+}
+
+/// The planes, laid out for their count: a query copies its culler into every frame it
+/// is localized to, so it stays small (about 170 bytes for a box or a frustum).
+#[derive(Clone, Debug, PartialEq)]
+enum CullPlanes {
+    /// At most [`LANES`] planes (boxes and frustums), plane-parallel: all tested at
+    /// once, without branches.
+    Lanes(Lanes),
+    /// More planes, one by one.
+    Many(Vec<CullPlane>),
 }
 
 /// Planes tested together by [`PlaneCuller::classify_with`]'s fast path.
@@ -89,10 +99,8 @@ struct Lanes {
 }
 
 impl Lanes {
-    fn new(planes: &[CullPlane]) -> Option<Lanes> {
-        if planes.len() > LANES {
-            return None;
-        }
+    /// At most [`LANES`] planes (the caller checks).
+    fn new(planes: &[CullPlane]) -> Lanes {
         let mut lanes = Lanes {
             nx: [0.0; LANES],
             ny: [0.0; LANES],
@@ -107,7 +115,7 @@ impl Lanes {
             lanes.offset[k] = p.offset;
             lanes.offset_margin[k] = p.offset_margin;
         }
-        Some(lanes)
+        lanes
     }
 }
 
@@ -135,7 +143,7 @@ impl PlaneCuller {
         if planes.len() > MAX_CULLED_PLANES {
             return None;
         }
-        let mut out = SmallVec::new();
+        let mut out: SmallVec<[CullPlane; LANES]> = SmallVec::new();
         for p in planes {
             let length = p.truncate().length();
             if !(length > 0.0 && length.is_finite()) {
@@ -152,10 +160,15 @@ impl PlaneCuller {
             }
             out.push(plane);
         }
-        let lanes = Lanes::new(&out);
+        let count = out.len();
+        let planes = if count <= LANES {
+            CullPlanes::Lanes(Lanes::new(&out))
+        } else {
+            CullPlanes::Many(out.into_vec())
+        };
         Some(PlaneCuller {
-            planes: out,
-            lanes,
+            planes,
+            count,
             margins: BoxMargins {
                 inside: f32::INFINITY,
                 outside: f32::INFINITY,
@@ -176,7 +189,7 @@ impl PlaneCuller {
 
     /// The mask with every plane active.
     pub fn all_planes(&self) -> u64 {
-        match self.planes.len() {
+        match self.count {
             64 => u64::MAX,
             n => (1u64 << n) - 1,
         }
@@ -194,8 +207,11 @@ impl PlaneCuller {
     /// certainly inside every plane).
     #[inline(always)]
     pub fn classify_with(&self, b: &Aabb, active: u64, margins: BoxMargins) -> Option<u64> {
-        let Some(l) = &self.lanes else {
-            return self.classify_one_by_one(b, active, margins);
+        let l = match &self.planes {
+            CullPlanes::Lanes(l) => l,
+            CullPlanes::Many(planes) => {
+                return Self::classify_one_by_one(planes, b, active, margins)
+            }
         };
         // Per plane, the values at the corners furthest along and against the normal:
         // per axis the larger and smaller of the two products (the same products,
@@ -214,14 +230,39 @@ impl PlaneCuller {
         (outside & active == 0).then_some(u64::from(crossed & active))
     }
 
-    /// [`classify_with`](Self::classify_with) for more than [`LANES`] planes.
-    fn classify_one_by_one(&self, b: &Aabb, active: u64, margins: BoxMargins) -> Option<u64> {
+    /// Whether the box may meet the polytope: `false` only when it is certainly outside
+    /// one of the planes, with the margins given at construction. The same answer as
+    /// `classify(b, all_planes()).is_some()`, at half the work.
+    #[inline]
+    pub fn overlaps(&self, b: &Aabb) -> bool {
+        let l = match &self.planes {
+            CullPlanes::Lanes(l) => l,
+            CullPlanes::Many(_) => return self.classify(b, self.all_planes()).is_some(),
+        };
+        let mut outside = 0u32;
+        for k in 0..LANES {
+            let x = (l.nx[k] * b.min.x).max(l.nx[k] * b.max.x);
+            let y = (l.ny[k] * b.min.y).max(l.ny[k] * b.max.y);
+            let z = (l.nz[k] * b.min.z).max(l.nz[k] * b.max.z);
+            let far = x + y + z + l.offset[k];
+            outside |= u32::from(far < -(l.offset_margin[k] + self.margins.outside)) << k;
+        }
+        outside & (self.all_planes() as u32) == 0
+    }
+
+    /// [`PlaneCuller::classify_with`] for more than [`LANES`] planes.
+    fn classify_one_by_one(
+        planes: &[CullPlane],
+        b: &Aabb,
+        active: u64,
+        margins: BoxMargins,
+    ) -> Option<u64> {
         let mut remaining = active;
         let mut crossed = 0;
         while remaining != 0 {
             let k = remaining.trailing_zeros() as usize;
             remaining &= remaining - 1;
-            let p = &self.planes[k];
+            let p = &planes[k];
             let positive = p.normal.cmpge(Vec3::ZERO);
             // The corners furthest along and against the inward normal.
             let far = Vec3::select(positive, b.max, b.min);
@@ -311,6 +352,37 @@ mod tests {
                     assert!(plane.truncate().dot(corner) + plane.w > 0.0);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn overlaps_is_classify_not_outside() {
+        let c = PlaneCuller::new(&cube_planes(), 0.0, 10.0).unwrap();
+        for lo in [-3.0f32, -1.0, -0.5, 0.0, 0.25, 0.9, 1.0, 2.0] {
+            for size in [0.1f32, 0.5, 1.0, 4.0] {
+                let bx = b(lo, lo + size);
+                assert_eq!(
+                    c.overlaps(&bx),
+                    c.classify(&bx, c.all_planes()).is_some(),
+                    "box [{lo}, {}]",
+                    lo + size
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn more_planes_than_lanes_classify_one_by_one_alike() {
+        // The cube's planes twice: 12 planes, past the 8 lanes.
+        let twice: Vec<DVec4> = cube_planes().into_iter().cycle().take(12).collect();
+        let many = PlaneCuller::new(&twice, 0.0, 10.0).unwrap();
+        let lanes = PlaneCuller::new(&cube_planes(), 0.0, 10.0).unwrap();
+        assert_eq!(many.all_planes(), 0xfff);
+        for (lo, hi) in [(0.25, 0.75), (0.5, 1.5), (2.0, 3.0), (-1.0, 0.0)] {
+            let one_by_one = many.classify(&b(lo, hi), many.all_planes());
+            let together = lanes.classify(&b(lo, hi), lanes.all_planes());
+            // Each plane's bit appears twice, 6 apart.
+            assert_eq!(one_by_one, together.map(|m| m | m << 6), "box [{lo}, {hi}]");
         }
     }
 

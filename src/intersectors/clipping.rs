@@ -13,7 +13,7 @@ use smallvec::SmallVec;
 pub type ClipPolygon = SmallVec<[DVec3; 12]>;
 
 #[inline]
-fn plane_value(plane: DVec4, p: DVec3) -> f64 {
+pub(crate) fn plane_value(plane: DVec4, p: DVec3) -> f64 {
     plane.x * p.x + plane.y * p.y + plane.z * p.z + plane.w
 }
 

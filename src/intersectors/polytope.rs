@@ -22,9 +22,19 @@ pub const MAX_PLANES: usize = 64;
 /// assert_eq!(p.planes().last().unwrap().z, -1.0);
 /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Polytope {
     planes: SmallVec<[DVec4; 8]>,
+    /// A box holding the polytope, when its construction tells one (a box does); lets
+    /// queries reject far boxes with six comparisons.
+    bounds: Option<(DVec3, DVec3)>,
+}
+
+/// Polytopes are equal when their planes are (the bounds are derived from them).
+impl PartialEq for Polytope {
+    fn eq(&self, other: &Self) -> bool {
+        self.planes == other.planes
+    }
 }
 
 impl Polytope {
@@ -52,7 +62,10 @@ impl Polytope {
                 return Err(QueryError::NonFinite("polytope plane normal length"));
             }
         }
-        Ok(Polytope { planes })
+        Ok(Polytope {
+            planes,
+            bounds: None,
+        })
     }
 
     /// The axis-aligned box `[min, max]`, planes in the order -x, +x, -y, +y, -z, +z faces.
@@ -93,7 +106,16 @@ impl Polytope {
             // Inside the high face: -axis·p + (axis·c + half) >= 0.
             planes.push((-*axis).extend(axis.dot(center) + half));
         }
-        Self::new(planes)
+        let mut polytope = Self::new(planes)?;
+        // The box's extent along each world axis, padded far beyond the rounding of the
+        // plane offsets (a few units of 2^-53 of |centre| + half extents).
+        let extent = axes[0].abs() * half_extents.x
+            + axes[1].abs() * half_extents.y
+            + axes[2].abs() * half_extents.z;
+        let pad = 1e-9 * (center.abs().max_element() + extent.max_element()) + 1e-300;
+        let pad = DVec3::splat(pad);
+        polytope.bounds = Some((center - extent - pad, center + extent + pad));
+        Ok(polytope)
     }
 
     /// The view frustum of `projection * view` (Gribb–Hartmann plane extraction): left,
@@ -113,6 +135,23 @@ impl Polytope {
         &self.planes
     }
 
+    /// An axis-aligned box `(min, max)` holding the polytope, when its construction gives
+    /// one ([`from_oriented_box`](Self::from_oriented_box), [`from_box`](Self::from_box));
+    /// `None` for polytopes made from planes, and after a transform.
+    ///
+    /// ```
+    /// use scene_intersect::intersectors::Polytope;
+    /// use glam::{DQuat, DVec3};
+    /// let p = Polytope::from_oriented_box(DVec3::ZERO, DVec3::new(2.0, 1.0, 1.0), DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2))?;
+    /// let (min, max) = p.bounds().unwrap();
+    /// assert!((max - DVec3::new(1.0, 1.0, 2.0)).abs().max_element() < 1e-6);
+    /// assert!(min.cmple(-DVec3::new(1.0, 1.0, 2.0)).all());
+    /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+    /// ```
+    pub fn bounds(&self) -> Option<(DVec3, DVec3)> {
+        self.bounds
+    }
+
     /// True when `p` is inside (boundary included).
     pub fn contains(&self, p: DVec3) -> bool {
         self.planes
@@ -126,6 +165,7 @@ impl Polytope {
         let t = inverse.transpose();
         Polytope {
             planes: self.planes.iter().map(|p| t * *p).collect(),
+            bounds: None,
         }
     }
 }
@@ -155,6 +195,33 @@ mod tests {
             DQuat::IDENTITY
         )
         .is_err());
+    }
+
+    #[test]
+    fn a_box_s_bounds_hold_its_corners() {
+        // Half extents (3, 1, 2) turned 30 degrees about y: corners at c + R(±3, ±1, ±2).
+        let (c, half) = (DVec3::new(-4.0, 2.0, 7.0), DVec3::new(3.0, 1.0, 2.0));
+        let r = DQuat::from_rotation_y(std::f64::consts::FRAC_PI_6);
+        let p = Polytope::from_oriented_box(c, half, r).unwrap();
+        let (min, max) = p.bounds().unwrap();
+        // Extent along x: 3 cos 30 + 2 sin 30 = 3.598..., along z: 3 sin 30 + 2 cos 30.
+        let (s, co) = (0.5, 3f64.sqrt() / 2.0);
+        let extent = DVec3::new(3.0 * co + 2.0 * s, 1.0, 3.0 * s + 2.0 * co);
+        assert!((max - (c + extent)).abs().max_element() < 1e-6);
+        assert!((min - (c - extent)).abs().max_element() < 1e-6);
+        for k in 0..8 {
+            let sign = DVec3::new(
+                if k & 1 == 0 { -1.0 } else { 1.0 },
+                if k & 2 == 0 { -1.0 } else { 1.0 },
+                if k & 4 == 0 { -1.0 } else { 1.0 },
+            );
+            let corner = c + r * (sign * half);
+            assert!(corner.cmpge(min).all() && corner.cmple(max).all());
+        }
+        // Planes alone say nothing about the extent; equality ignores the bounds.
+        let from_planes = Polytope::new(p.planes().iter().copied()).unwrap();
+        assert_eq!(from_planes.bounds(), None);
+        assert_eq!(from_planes, p);
     }
 
     #[test]

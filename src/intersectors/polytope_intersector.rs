@@ -3,7 +3,7 @@
 use glam::{DMat4, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
-use super::clipping::{clip_polygon, clip_segment, contains_point, ClipPolygon};
+use super::clipping::{clip_polygon, clip_segment, contains_point, plane_value, ClipPolygon};
 use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{Aabb, PlaneCuller};
@@ -80,6 +80,9 @@ pub struct PolytopeIntersector {
     /// The world planes prepared for the scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]).
     world_culler: Option<PlaneCuller>,
+    /// The polytope's bounds in world space (see [`Polytope::bounds`]), rounded outward
+    /// to `f32`, when known: scene-index boxes outside them are rejected at once.
+    world_bounds: Option<Aabb>,
     world_reference: DVec4,
     hits: Vec<PolytopeHit>,
     scratch_hits: Vec<RawHit>,
@@ -90,9 +93,9 @@ pub struct PolytopeIntersector {
 #[derive(Clone, Debug)]
 pub struct LocalPolytope {
     planes: SmallVec<[DVec4; 8]>,
-    /// Unit-normal copies, for bound culling.
-    normalized: SmallVec<[DVec4; 8]>,
-    /// The planes in `f32` for the BVH walk (`None` when they do not fit).
+    /// The planes in `f32` for the BVH walk (`None` when they do not fit). The
+    /// unit-normal planes the `f64` bound tests use are made when needed: this is copied
+    /// for every frame a query is localized to, so it stays small.
     culler: Option<PlaneCuller>,
 }
 
@@ -109,6 +112,7 @@ impl PolytopeIntersector {
             world_planes: polytope.clone(),
             world_normalized: SmallVec::new(),
             world_culler: None,
+            world_bounds: None,
             polytope,
             reference_plane: None,
             limit: IntersectionLimit::None,
@@ -284,8 +288,30 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
         if !self.mask.contains(PrimitiveMask::TRIANGLES) {
             return;
         }
+        let [a, b, c] = v.map(|v| v.as_dvec3());
+        // Most candidates lie wholly outside one plane or wholly inside all of them:
+        // decide those from the vertices' plane values alone. A triangle wholly inside a
+        // plane is left unchanged by clipping with it, so clipping is needed only when
+        // some plane separates its vertices.
+        let mut crossed = false;
+        for &p in &self.planes {
+            let (da, db, dc) = (plane_value(p, a), plane_value(p, b), plane_value(p, c));
+            if da < 0.0 && db < 0.0 && dc < 0.0 {
+                return;
+            }
+            crossed |= da < 0.0 || db < 0.0 || dc < 0.0;
+        }
+        if !crossed {
+            self.push(
+                primitive_index,
+                indices,
+                PrimitiveKind::Triangle,
+                &[a, b, c],
+            );
+            return;
+        }
         self.polygon.clear();
-        self.polygon.extend(v.iter().map(|v| v.as_dvec3()));
+        self.polygon.extend([a, b, c]);
         if clip_polygon(&mut self.polygon, &self.planes, &mut self.scratch) {
             let polygon = std::mem::take(&mut self.polygon);
             self.push(primitive_index, indices, PrimitiveKind::Triangle, &polygon);
@@ -394,6 +420,13 @@ impl Intersector for PolytopeIntersector {
         self.world_reference = reference / n;
         self.world_normalized = normalized_planes(self.world_planes.planes());
         self.world_culler = None;
+        // Model coordinates are world coordinates: the polytope's own bounds hold.
+        self.world_bounds = match (self.frame, self.polytope.bounds()) {
+            (CoordinateFrame::Model, Some((min, max))) if min.is_finite() && max.is_finite() => {
+                Some(Aabb::from_f64_outward(min, max))
+            }
+            _ => None,
+        };
         Ok(())
     }
 
@@ -405,8 +438,13 @@ impl Intersector for PolytopeIntersector {
     }
 
     fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
+        if let Some(b) = &self.world_bounds {
+            if b.min.cmpgt(bound.max).any() || b.max.cmplt(bound.min).any() {
+                return None;
+            }
+        }
         if let Some(culler) = &self.world_culler {
-            return culler.classify(bound, culler.all_planes()).map(|_| 0.0);
+            return culler.overlaps(bound).then_some(0.0);
         }
         let (min, max) = bound.as_dvec3();
         let bound = BoundingBox { min, max };
@@ -422,13 +460,9 @@ impl Intersector for PolytopeIntersector {
         let t = local_to_world.transpose();
         let planes: SmallVec<[DVec4; 8]> =
             self.world_planes.planes().iter().map(|p| t * *p).collect();
-        let normalized = normalized_planes(&planes);
-        let culler = PlaneCuller::for_planes(&normalized);
-        LocalPolytope {
-            planes,
-            normalized,
-            culler,
-        }
+        // The culler normalizes the planes itself.
+        let culler = PlaneCuller::for_planes(&planes);
+        LocalPolytope { planes, culler }
     }
 
     fn enter_node(&self, local: &LocalPolytope, bound: &BoundingSphere) -> bool {
@@ -439,8 +473,7 @@ impl Intersector for PolytopeIntersector {
             return true;
         }
         let reach = bound.radius + cull_padding(bound.radius, bound.center.abs().max_element());
-        local
-            .normalized
+        normalized_planes(&local.planes)
             .iter()
             .all(|p| p.truncate().dot(bound.center) + p.w >= -reach)
     }
@@ -450,7 +483,7 @@ impl Intersector for PolytopeIntersector {
             return false;
         }
         let pad = cull_padding(bound.radius(), bound.center().abs().max_element());
-        box_outside_no_plane(&local.normalized, bound.min, bound.max, pad)
+        box_outside_no_plane(&normalized_planes(&local.planes), bound.min, bound.max, pad)
     }
 
     fn intersect(
@@ -497,7 +530,8 @@ impl Intersector for PolytopeIntersector {
                     ),
                     None => {
                         functor.set_active_planes(u64::MAX);
-                        let enter = |b: &Aabb| box_meets_planes(&local.normalized, b, pad);
+                        let normalized = normalized_planes(&local.planes);
+                        let enter = |b: &Aabb| box_meets_planes(&normalized, b, pad);
                         bvh.for_each_candidate(context.bvh_node, vertices, enter, &mut functor);
                     }
                 }
