@@ -304,6 +304,44 @@ impl Bvh {
         }
     }
 
+    /// Depth-first traversal driven by `visitor`, ignoring its keys and limit (for
+    /// queries that want every hit: no order pays for itself there): every leaf whose
+    /// path it enters, left child first, until a leaf returns false.
+    pub fn for_each_leaf_depth_first(&self, visitor: &mut impl OrderedVisitor) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let mut stack = [0u32; 64];
+        let mut top = 1usize;
+        // Used only by trees deeper than the stack (not built by `build`).
+        let mut overflow: Vec<u32> = Vec::new();
+        while top > 0 || !overflow.is_empty() {
+            let index = match overflow.pop() {
+                Some(i) => i,
+                None => {
+                    top -= 1;
+                    stack[top]
+                }
+            };
+            let node = &self.nodes[index as usize];
+            if visitor.entry(&node.bounds).is_none() {
+                continue;
+            }
+            if node.is_leaf() {
+                if !visitor.leaf(node.items()) {
+                    return;
+                }
+            } else if top + 2 <= stack.len() {
+                stack[top] = node.first() + 1;
+                stack[top + 1] = node.first();
+                top += 2;
+            } else {
+                overflow.push(node.first() + 1);
+                overflow.push(node.first());
+            }
+        }
+    }
+
     /// Nearest-first traversal driven by `visitor`: nodes it enters are visited in the
     /// order of their keys (nearer child first), a node keyed past the visitor's limit is
     /// skipped, and the walk stops when a leaf returns false.
@@ -643,6 +681,51 @@ mod tests {
         // Cutting at the size of the whole tree keeps the root alone.
         assert_eq!(bvh.cut(1000), vec![0]);
         assert!(Bvh::default().cut(8).is_empty());
+    }
+
+    #[test]
+    fn depth_first_walk_sees_the_entered_leaves_and_stops_when_told() {
+        struct Overlapping {
+            lo: f32,
+            hi: f32,
+            leaves: Vec<std::ops::Range<usize>>,
+            stop_after: usize,
+        }
+        impl OrderedVisitor for Overlapping {
+            fn entry(&mut self, b: &Aabb) -> Option<f64> {
+                // A key that would put every node past the limit: ignored here.
+                (b.max.x >= self.lo && b.min.x <= self.hi).then_some(f64::INFINITY)
+            }
+            fn limit(&self) -> f64 {
+                0.0
+            }
+            fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
+                self.leaves.push(items);
+                self.leaves.len() < self.stop_after
+            }
+        }
+        let boxes: Vec<Aabb> = (0..300).map(|i| unit_box_at(i as f32 * 2.0)).collect();
+        let (bvh, _) = Bvh::build(&boxes);
+        let mut expected = Vec::new();
+        bvh.for_each_leaf(
+            |b| b.max.x >= 100.0 && b.min.x <= 300.0,
+            |range| expected.push(range),
+        );
+        let mut all = Overlapping {
+            lo: 100.0,
+            hi: 300.0,
+            leaves: Vec::new(),
+            stop_after: usize::MAX,
+        };
+        bvh.for_each_leaf_depth_first(&mut all);
+        assert_eq!(all.leaves, expected);
+        let mut two = Overlapping {
+            stop_after: 2,
+            leaves: Vec::new(),
+            ..all
+        };
+        bvh.for_each_leaf_depth_first(&mut two);
+        assert_eq!(two.leaves, expected[..2]);
     }
 
     #[test]

@@ -178,6 +178,10 @@ impl Intersector for AnyIntersector {
         dispatch!(self, i => i.accepts_fragments())
     }
 
+    fn orders_world_boxes(&self) -> bool {
+        dispatch!(self, i => i.orders_world_boxes())
+    }
+
     fn end(&mut self) {
         dispatch!(self, i => i.end())
     }
@@ -251,6 +255,11 @@ impl Intersector for IntersectorGroup {
     /// Only when every member accepts them: each fragment visit goes to every member.
     fn accepts_fragments(&self) -> bool {
         self.members.iter().all(|m| m.accepts_fragments())
+    }
+
+    /// When any member orders them.
+    fn orders_world_boxes(&self) -> bool {
+        self.members.iter().any(|m| m.orders_world_boxes())
     }
 
     fn end(&mut self) {

@@ -513,6 +513,15 @@ impl Intersector for LineSegmentIntersector {
         self.best_ratio()
     }
 
+    /// Only when the walk can stop early: `Nearest` (and `One`, which stops at the first
+    /// hit it meets, nearest first).
+    fn orders_world_boxes(&self) -> bool {
+        matches!(
+            self.limit,
+            IntersectionLimit::Nearest | IntersectionLimit::One
+        )
+    }
+
     fn enter_drawable(&self, local: &LocalSegment, bound: &BoundingBox) -> bool {
         if bound.is_empty() {
             return false;
@@ -549,13 +558,23 @@ impl Intersector for LineSegmentIntersector {
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = local.tolerance + cull_padding((max - min).length(), scale);
                 let slab = SegmentSlab::new(local.start, local.direction, pad, scale);
-                bvh.for_each_candidate_ordered(
-                    context.bvh_node,
-                    vertices,
-                    |b| slab.entry(b).map(f64::from),
-                    &limit,
-                    &mut functor,
-                );
+                if self.limit == IntersectionLimit::None {
+                    // Every hit is wanted: no order can save work, so none is kept.
+                    bvh.for_each_candidate(
+                        context.bvh_node,
+                        vertices,
+                        |b| slab.entry(b).is_some(),
+                        &mut functor,
+                    );
+                } else {
+                    bvh.for_each_candidate_ordered(
+                        context.bvh_node,
+                        vertices,
+                        |b| slab.entry(b).map(f64::from),
+                        &limit,
+                        &mut functor,
+                    );
+                }
             }
             None => drawable.accept(&mut functor),
         }

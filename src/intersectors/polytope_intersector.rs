@@ -584,6 +584,11 @@ impl Intersector for PolytopeIntersector {
         self.limit != IntersectionLimit::OnePerDrawable
     }
 
+    /// No: its boxes have no order key (even `Nearest` must look at every candidate).
+    fn orders_world_boxes(&self) -> bool {
+        false
+    }
+
     fn end(&mut self) {
         self.hits.sort_by(compare_hits);
     }

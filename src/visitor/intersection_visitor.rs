@@ -371,7 +371,11 @@ impl IntersectionVisitor {
             instances: index.instances(),
             intersector,
         };
-        index.bvh().for_each_leaf_ordered(&mut walk);
+        if walk.intersector.orders_world_boxes() {
+            index.bvh().for_each_leaf_ordered(&mut walk);
+        } else {
+            index.bvh().for_each_leaf_depth_first(&mut walk);
+        }
     }
 
     /// The accelerated traversal for intersectors that accept fragments: the fragments of
@@ -477,7 +481,11 @@ impl IntersectionVisitor {
             met,
             locals: Vec::new(),
         };
-        index.fragment_bvh().for_each_leaf_ordered(&mut walk);
+        if walk.intersector.orders_world_boxes() {
+            index.fragment_bvh().for_each_leaf_ordered(&mut walk);
+        } else {
+            index.fragment_bvh().for_each_leaf_depth_first(&mut walk);
+        }
     }
 
     fn visit<I: Intersector>(

@@ -110,6 +110,15 @@ pub trait Intersector {
         Some(0.0)
     }
 
+    /// Whether the scene-index walk visits boxes nearest first, by the keys of
+    /// [`enter_world_box`](Self::enter_world_box), skipping those past
+    /// [`world_limit`](Self::world_limit): worth it for queries that stop early (the
+    /// nearest hit of a segment). Otherwise the walk is depth first, which costs less
+    /// per box. Default: yes.
+    fn orders_world_boxes(&self) -> bool {
+        true
+    }
+
     /// Instances ordered past this key by [`enter_world_box`](Self::enter_world_box)
     /// cannot hold a wanted hit (for example beyond the nearest hit so far). Default:
     /// none is excluded.
