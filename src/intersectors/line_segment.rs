@@ -101,6 +101,9 @@ pub struct LocalSegment {
     /// The picking tolerance in local units, enlarged to hold the world tolerance under
     /// any direction of this frame's scale (for culling only).
     tolerance: f64,
+    /// The segment prepared for the BVH of the last drawable intersected in this frame
+    /// (the scene index visits a big drawable in many fragments, all in one frame).
+    slab: Cell<Option<(DrawableId, SegmentSlab)>>,
 }
 
 #[derive(Clone, Debug)]
@@ -448,6 +451,7 @@ impl Intersector for LineSegmentIntersector {
             start,
             direction: end - start,
             tolerance: self.tolerance.unwrap_or(0.0) * max_scale(world_to_local),
+            slab: Cell::new(None),
         }
     }
 
@@ -554,10 +558,17 @@ impl Intersector for LineSegmentIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, vertices)) => {
-                let (min, max) = bvh.bvh().bounds().as_dvec3();
-                let scale = min.abs().max(max.abs()).max_element();
-                let pad = local.tolerance + cull_padding((max - min).length(), scale);
-                let slab = SegmentSlab::new(local.start, local.direction, pad, scale);
+                let slab = match local.slab.get() {
+                    Some((drawable, slab)) if drawable == context.drawable => slab,
+                    _ => {
+                        let (min, max) = bvh.bvh().bounds().as_dvec3();
+                        let scale = min.abs().max(max.abs()).max_element();
+                        let pad = local.tolerance + cull_padding((max - min).length(), scale);
+                        let slab = SegmentSlab::new(local.start, local.direction, pad, scale);
+                        local.slab.set(Some((context.drawable, slab)));
+                        slab
+                    }
+                };
                 if self.limit == IntersectionLimit::None {
                     // Every hit is wanted: no order can save work, so none is kept.
                     bvh.for_each_candidate(
@@ -584,8 +595,31 @@ impl Intersector for LineSegmentIntersector {
                 .cmp(&b.primitive_index)
                 .then_with(|| a.indices.cmp(&b.indices))
         });
-        let hits = raw.drain(..).map(|h| make_hit(h, context));
-        record_hits(&mut self.hits, hits, self.limit);
+        if self.limit == IntersectionLimit::None {
+            let hits = raw.drain(..).map(|h| make_hit(h, context));
+            record_hits(&mut self.hits, hits, self.limit);
+        } else {
+            // One hit of this visit at most can be kept: the first of the smallest
+            // (ratio, primitive index), as the hit order would pick among this visit's
+            // hits (same drawable and path). Only it becomes a full record.
+            let earlier = |a: &RawHit, b: &RawHit| {
+                a.ratio
+                    .total_cmp(&b.ratio)
+                    .then(a.primitive_index.cmp(&b.primitive_index))
+                    .is_lt()
+            };
+            let mut best: Option<usize> = None;
+            for (k, h) in raw.iter().enumerate() {
+                if best.is_none_or(|b| earlier(h, &raw[b])) {
+                    best = Some(k);
+                }
+            }
+            if let Some(k) = best {
+                let hit = make_hit(raw.swap_remove(k), context);
+                record_hits(&mut self.hits, std::iter::once(hit), self.limit);
+            }
+            raw.clear();
+        }
         self.scratch = raw;
     }
 
