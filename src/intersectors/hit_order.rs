@@ -28,6 +28,23 @@ pub(crate) fn compare_hits<H: OrderedHit>(a: &H, b: &H) -> Ordering {
     compare_keys(a.key(), b.key())
 }
 
+/// Sorts hits by their key, stably. Short lists (most queries) are insertion-sorted in
+/// place: the standard stable sort would allocate scratch space for elements this big.
+pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut [H]) {
+    const SHORT: usize = 24;
+    if hits.len() > SHORT {
+        hits.sort_by(compare_hits);
+        return;
+    }
+    for i in 1..hits.len() {
+        let mut j = i;
+        while j > 0 && compare_hits(&hits[j - 1], &hits[j]).is_gt() {
+            hits.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 /// Adds one drawable visit's hits to `hits` as `limit` says.
 pub(crate) fn record_hits<H: OrderedHit>(
     hits: &mut Vec<H>,
@@ -55,4 +72,34 @@ pub(crate) fn record_hits<H: OrderedHit>(
 #[inline]
 pub(crate) fn cull_padding(radius: f64, center_magnitude: f64) -> f64 {
     radius * 1e-9 + center_magnitude * 1e-12 + 1e-12
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Hit(f64, u32, Vec<NodeId>, usize);
+    impl OrderedHit for Hit {
+        fn key(&self) -> HitKey<'_> {
+            (self.0, DrawableId::default(), self.1, &self.2)
+        }
+    }
+
+    #[test]
+    fn short_and_long_lists_sort_alike_and_stably() {
+        for n in [0usize, 1, 2, 7, 24, 25, 60] {
+            // Keys repeat (k % 5), so stability shows: equal keys keep their order.
+            let make = || -> Vec<Hit> {
+                (0..n)
+                    .map(|k| Hit(((k * 7) % 5) as f64, (k % 2) as u32, Vec::new(), k))
+                    .collect()
+            };
+            let mut ours = make();
+            sort_hits(&mut ours);
+            let mut reference = make();
+            reference.sort_by(compare_hits);
+            let order = |v: &[Hit]| v.iter().map(|h| h.3).collect::<Vec<_>>();
+            assert_eq!(order(&ours), order(&reference), "{n} hits");
+        }
+    }
 }

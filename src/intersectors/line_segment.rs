@@ -5,7 +5,7 @@ use std::cell::Cell;
 use glam::{DMat3, DMat4, DVec3, Vec3};
 use smallvec::{smallvec, SmallVec};
 
-use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
+use super::hit_order::{cull_padding, record_hits, sort_hits, HitKey, OrderedHit};
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
 use crate::accel::{Aabb, SegmentSlab};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -590,7 +590,7 @@ impl Intersector for LineSegmentIntersector {
             None => drawable.accept(&mut functor),
         }
         // Whatever order the primitives came in, hand them on in primitive order.
-        raw.sort_by(|a, b| {
+        raw.sort_unstable_by(|a, b| {
             a.primitive_index
                 .cmp(&b.primitive_index)
                 .then_with(|| a.indices.cmp(&b.indices))
@@ -633,7 +633,7 @@ impl Intersector for LineSegmentIntersector {
     }
 
     fn end(&mut self) {
-        self.hits.sort_by(compare_hits);
+        sort_hits(&mut self.hits);
     }
 }
 

@@ -4,7 +4,7 @@ use glam::{DMat4, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
 use super::clipping::{clip_polygon, clip_segment, contains_point, plane_value, ClipPolygon};
-use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
+use super::hit_order::{cull_padding, record_hits, sort_hits, HitKey, OrderedHit};
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{Aabb, PlaneCuller};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -590,6 +590,6 @@ impl Intersector for PolytopeIntersector {
     }
 
     fn end(&mut self) {
-        self.hits.sort_by(compare_hits);
+        sort_hits(&mut self.hits);
     }
 }

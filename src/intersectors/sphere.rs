@@ -2,7 +2,7 @@
 
 use glam::{DMat4, DVec3, Vec3};
 
-use super::hit_order::{compare_hits, cull_padding, record_hits, HitKey, OrderedHit};
+use super::hit_order::{cull_padding, record_hits, sort_hits, HitKey, OrderedHit};
 use super::line_segment::max_scale;
 use super::{PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{Aabb, BallCuller};
@@ -185,7 +185,7 @@ struct RawHit {
 /// Puts one visit's raw hits in primitive order and keeps, for a quad (two triangles
 /// with one primitive index), the nearer triangle's point.
 fn normalize(raw: &mut Vec<RawHit>) {
-    raw.sort_by(|a, b| {
+    raw.sort_unstable_by(|a, b| {
         a.primitive_index
             .cmp(&b.primitive_index)
             .then_with(|| a.indices.cmp(&b.indices))
@@ -383,6 +383,6 @@ impl Intersector for SphereIntersector {
     }
 
     fn end(&mut self) {
-        self.hits.sort_by(compare_hits);
+        sort_hits(&mut self.hits);
     }
 }
