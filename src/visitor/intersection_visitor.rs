@@ -1,11 +1,11 @@
 //! [`IntersectionVisitor`]: walks the scene graph and feeds an intersector.
 
-use glam::{DMat4, DVec3};
-
-use super::{DrawableContext, FrameContext, Intersector, Viewport};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use glam::{DMat4, DVec3};
+
+use super::{DrawableContext, FrameContext, Intersector, Viewport};
 use crate::accel::{Aabb, Fragment, Gate, Instance, OrderedVisitor, SceneIndex};
 use crate::graph::{Lod, Node, NodeId, NodeKind, SceneGraph};
 use crate::intersectors::QueryError;
