@@ -99,6 +99,15 @@ impl Polytope {
             rotation * DVec3::Y,
             rotation * DVec3::Z,
         ];
+        // A quaternion whose length over- or underflows normalizes to nothing useful:
+        // its axes are not unit vectors (or are NaN).
+        let unusable = |a: &DVec3| {
+            let length_squared = a.length_squared();
+            length_squared.is_nan() || length_squared <= 0.5
+        };
+        if let Some(k) = axes.iter().position(unusable) {
+            return Err(QueryError::ZeroNormal(2 * k));
+        }
         let mut planes = SmallVec::<[DVec4; 8]>::new();
         for (axis, half) in axes.iter().zip(half_extents.to_array()) {
             // Inside the low face:  axis·p - (axis·c - half) >= 0.
@@ -106,7 +115,15 @@ impl Polytope {
             // Inside the high face: -axis·p + (axis·c + half) >= 0.
             planes.push((-*axis).extend(axis.dot(center) + half));
         }
-        let mut polytope = Self::new(planes)?;
+        // Unit normals (checked above): only the offsets can fail, by overflowing for
+        // centres near the largest finite numbers.
+        if !planes.iter().all(|p| p.is_finite()) {
+            return Err(QueryError::NonFinite("box plane (centre too far out)"));
+        }
+        let mut polytope = Polytope {
+            planes,
+            bounds: None,
+        };
         // The box's extent along each world axis, padded far beyond the rounding of the
         // plane offsets (a few units of 2^-53 of |centre| + half extents).
         let extent = axes[0].abs() * half_extents.x
@@ -195,6 +212,20 @@ mod tests {
             DQuat::IDENTITY
         )
         .is_err());
+    }
+
+    #[test]
+    fn boxes_with_unusable_rotations_or_centres_are_refused() {
+        let q = DQuat::from_xyzw(1e200, 1e200, 0.0, 0.0); // length overflows
+        assert!(Polytope::from_oriented_box(DVec3::ZERO, DVec3::ONE, q).is_err());
+        let far = DVec3::splat(f64::MAX);
+        assert!(Polytope::from_oriented_box(far, DVec3::splat(f64::MAX), DQuat::IDENTITY).is_err());
+        // Its squared length underflows below the normal range: no usable direction.
+        let tiny = DQuat::from_xyzw(1e-170, 0.0, 0.0, 1e-170);
+        assert!(Polytope::from_oriented_box(DVec3::ZERO, DVec3::ONE, tiny).is_err());
+        // Small but well inside the range: normalized like any other.
+        let small = DQuat::from_xyzw(1e-100, 0.0, 0.0, 1e-100);
+        assert!(Polytope::from_oriented_box(DVec3::ZERO, DVec3::ONE, small).is_ok());
     }
 
     #[test]

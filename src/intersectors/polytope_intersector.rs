@@ -1,5 +1,7 @@
 //! [`PolytopeIntersector`]: which primitives meet a closed convex polytope.
 
+use std::sync::OnceLock;
+
 use glam::{DMat4, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
@@ -78,8 +80,14 @@ pub struct PolytopeIntersector {
     world_planes: Polytope,
     world_normalized: SmallVec<[DVec4; 8]>,
     /// The world planes prepared for the scene index's boxes (see
-    /// [`Intersector::begin_world_boxes`]).
-    world_culler: Option<PlaneCuller>,
+    /// [`Intersector::begin_world_boxes`]), made on first use with `world_box_margins`
+    /// (a query rejected by its bounds alone never needs them).
+    world_culler: OnceLock<Option<PlaneCuller>>,
+    /// The outward pad and coordinate scale of the scene index's boxes, once known.
+    world_box_margins: Option<(f64, f64)>,
+    /// Whether `world_planes` and `world_normalized` hold the MODEL-frame polytope
+    /// (which never changes: computed once, not per traversal).
+    model_planes_ready: bool,
     /// The polytope's bounds in world space (see [`Polytope::bounds`]), rounded outward
     /// to `f32`, when known: scene-index boxes outside them are rejected at once.
     world_bounds: Option<Aabb>,
@@ -111,7 +119,9 @@ impl PolytopeIntersector {
             frame,
             world_planes: polytope.clone(),
             world_normalized: SmallVec::new(),
-            world_culler: None,
+            world_culler: OnceLock::new(),
+            world_box_margins: None,
+            model_planes_ready: false,
             world_bounds: None,
             polytope,
             reference_plane: None,
@@ -401,10 +411,22 @@ impl Intersector for PolytopeIntersector {
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
         self.hits.clear();
+        self.world_culler = OnceLock::new();
+        self.world_box_margins = None;
         let m = frames.matrices(self.frame)?;
-        // Planes map by the inverse transpose of the point map frame -> world, whose
-        // inverse is world -> frame.
-        self.world_planes = self.polytope.transformed_by_inverse(&m.world_to_frame);
+        if self.frame == CoordinateFrame::Model {
+            // World coordinates: the planes as given (`world_planes` is the polytope
+            // since construction), prepared once per intersector.
+            if !self.model_planes_ready {
+                self.world_normalized = normalized_planes(self.world_planes.planes());
+                self.model_planes_ready = true;
+            }
+        } else {
+            // Planes map by the inverse transpose of the point map frame -> world, whose
+            // inverse is world -> frame.
+            self.world_planes = self.polytope.transformed_by_inverse(&m.world_to_frame);
+            self.world_normalized = normalized_planes(self.world_planes.planes());
+        }
         let reference = match self.reference_plane {
             Some(p) => m.world_to_frame.transpose() * p,
             None => *self
@@ -418,8 +440,6 @@ impl Intersector for PolytopeIntersector {
             return Err(QueryError::SingularFrame(self.frame.name()));
         }
         self.world_reference = reference / n;
-        self.world_normalized = normalized_planes(self.world_planes.planes());
-        self.world_culler = None;
         // Model coordinates are world coordinates: the polytope's own bounds hold.
         self.world_bounds = match (self.frame, self.polytope.bounds()) {
             (CoordinateFrame::Model, Some((min, max))) if min.is_finite() && max.is_finite() => {
@@ -434,7 +454,8 @@ impl Intersector for PolytopeIntersector {
         let (min, max) = scene_bounds.as_dvec3();
         let scale = min.abs().max(max.abs()).max_element();
         let pad = cull_padding((max - min).length().min(f64::MAX), scale);
-        self.world_culler = PlaneCuller::new(&self.world_normalized, pad, scale);
+        self.world_culler = OnceLock::new();
+        self.world_box_margins = Some((pad, scale));
     }
 
     fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
@@ -443,8 +464,13 @@ impl Intersector for PolytopeIntersector {
                 return None;
             }
         }
-        if let Some(culler) = &self.world_culler {
-            return culler.overlaps(bound).then_some(0.0);
+        if let Some((pad, scale)) = self.world_box_margins {
+            let culler = self
+                .world_culler
+                .get_or_init(|| PlaneCuller::new(&self.world_normalized, pad, scale));
+            if let Some(culler) = culler {
+                return culler.overlaps(bound).then_some(0.0);
+            }
         }
         let (min, max) = bound.as_dvec3();
         let bound = BoundingBox { min, max };
