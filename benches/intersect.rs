@@ -453,9 +453,11 @@ fn print_ratios(benches: &[Bench]) {
         );
         let (bytes, prims) = b.scene.acceleration_memory();
         println!(
-            "memory {:>15} {prims} primitives, {:.1} bytes per primitive",
+            "memory {:>15} {prims} primitives, {:.1} bytes per primitive, {:.1} per instanced triangle ({})",
             b.name,
-            bytes as f64 / prims.max(1) as f64
+            bytes as f64 / prims.max(1) as f64,
+            bytes as f64 / b.parry_indices.len().max(1) as f64,
+            b.parry_indices.len()
         );
     }
     // Cost per query as the city grows 10x (generated cities).

@@ -49,8 +49,9 @@ pub struct Instance {
     pub world_to_local: DMat4,
     /// The drawable's box in world space (outward-rounded `f32`).
     pub world_box: Aabb,
-    /// Switch / LOD conditions on the path.
-    pub gates: SmallVec<[Gate; 1]>,
+    /// Switch / LOD conditions on the path (a boxed slice: most paths have none, and an
+    /// inline one would cost every instance the size of a LOD gate's matrix).
+    pub gates: Box<[Gate]>,
     /// False when a transform on the path is singular (the plain traversal skips such
     /// subtrees); kept so that a later matrix edit can bring it back by a refit.
     pub active: bool,
@@ -145,11 +146,7 @@ impl SceneIndex {
             .map(|i| {
                 std::mem::size_of::<Instance>()
                     + i.path.len() * std::mem::size_of::<NodeId>()
-                    + if i.gates.spilled() {
-                        i.gates.len() * std::mem::size_of::<Gate>()
-                    } else {
-                        0
-                    }
+                    + i.gates.len() * std::mem::size_of::<Gate>()
             })
             .sum();
         instances
@@ -376,7 +373,7 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
                             world_box(&b, &p.local_to_world)
                         },
                         active: !p.singular,
-                        gates: gates.clone(),
+                        gates: gates.to_vec().into_boxed_slice(),
                     });
                 }
             }
