@@ -359,8 +359,14 @@ impl Bvh {
             return;
         };
         let mut stack: smallvec::SmallVec<[(u32, f64); 64]> = smallvec::SmallVec::new();
-        stack.push((start, t_root));
-        while let Some((index, t)) = stack.pop() {
+        // The node being visited: the nearer child goes on at once, only the farther one
+        // waits on the stack.
+        let mut current = Some((start, t_root));
+        loop {
+            let (index, t) = match current.take().or_else(|| stack.pop()) {
+                Some(next) => next,
+                None => return,
+            };
             if t > visitor.limit() {
                 continue;
             }
@@ -374,19 +380,19 @@ impl Bvh {
             let (a, b) = (node.first(), node.first() + 1);
             let ta = visitor.entry(&self.nodes[a as usize].bounds);
             let tb = visitor.entry(&self.nodes[b as usize].bounds);
-            match (ta, tb) {
+            current = match (ta, tb) {
                 (Some(ta), Some(tb)) if ta <= tb => {
                     stack.push((b, tb));
-                    stack.push((a, ta));
+                    Some((a, ta))
                 }
                 (Some(ta), Some(tb)) => {
                     stack.push((a, ta));
-                    stack.push((b, tb));
+                    Some((b, tb))
                 }
-                (Some(ta), None) => stack.push((a, ta)),
-                (None, Some(tb)) => stack.push((b, tb)),
-                (None, None) => {}
-            }
+                (Some(ta), None) => Some((a, ta)),
+                (None, Some(tb)) => Some((b, tb)),
+                (None, None) => None,
+            };
         }
     }
 

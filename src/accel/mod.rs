@@ -7,6 +7,14 @@
 //! drawable, built lazily (or all at once with
 //! [`SceneGraph::build_acceleration`](crate::graph::SceneGraph::build_acceleration)) and
 //! dropped on every edit of the drawable.
+//!
+//! The [`SceneIndex`] holds two trees: one over whole instances, and one over
+//! [`Fragment`]s, subtrees of at most [`FRAGMENT_PRIMITIVES`] primitives cut from each
+//! instance's [`PrimitiveBvh`] and placed in world space. Intersectors that
+//! [accept fragments](crate::visitor::Intersector::accepts_fragments) are walked over
+//! the second, so the parts of big overlapping meshes are ordered together instead of
+//! each mesh being entered from its root (Benthin et al., "Improved two-level BVHs
+//! using partial re-braiding", HPG 2017).
 
 mod ball_culler;
 mod bvh;
