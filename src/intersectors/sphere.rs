@@ -245,6 +245,15 @@ impl PrimitiveFunctor for SphereFunctor<'_> {
     fn triangle(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive_index: u32) {
         if self.mask.contains(PrimitiveMask::TRIANGLES) {
             let [a, b, c] = v.map(|v| self.world(v));
+            // A triangle wholly beyond one face of the ball's box, by more than any
+            // rounding of the closest-point search could blur, has no point within the
+            // radius: most candidates of a BVH leaf end here, cheaply.
+            let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
+            let magnitude = lo.abs().max(hi.abs()).max(self.center.abs()).max_element();
+            let reach = DVec3::splat(self.radius * (1.0 + 1e-9) + magnitude * 1e-9);
+            if (lo - self.center).cmpgt(reach).any() || (self.center - hi).cmpgt(reach).any() {
+                return;
+            }
             let p = closest_point_on_triangle(self.center, a, b, c);
             self.record(primitive_index, indices, PrimitiveKind::Triangle, p);
         }
