@@ -6,15 +6,11 @@ use std::path::PathBuf;
 use glam::{DQuat, DVec3};
 use scene_intersect::prelude::*;
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-    }
     fn in_box(&mut self, min: DVec3, max: DVec3) -> DVec3 {
         DVec3::new(
             min.x + (max.x - min.x) * self.next(),

@@ -114,19 +114,17 @@ fn scene() -> (SceneGraph, NodeId, NodeId) {
     (scene, root, moving)
 }
 
-struct Rng(u64);
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-    }
+    /// A point in `[-r, r] x [-0.3 r, 0.3 r] x [-r, r]`.
     fn point(&mut self, r: f64) -> DVec3 {
         DVec3::new(
-            (self.next() * 2.0 - 1.0) * r,
-            (self.next() * 2.0 - 1.0) * r * 0.3,
-            (self.next() * 2.0 - 1.0) * r,
+            self.range(-r, r),
+            self.range(-0.3 * r, 0.3 * r),
+            self.range(-r, r),
         )
     }
 }

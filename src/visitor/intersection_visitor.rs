@@ -7,6 +7,7 @@ use glam::{DMat4, DVec3};
 
 use super::{DrawableContext, FrameContext, Intersector, Viewport};
 use crate::accel::{Aabb, Fragment, Gate, Instance, OrderedVisitor, SceneIndex};
+use crate::drawable::Drawable;
 use crate::graph::{Lod, Node, NodeId, NodeKind, SceneGraph};
 use crate::intersectors::QueryError;
 
@@ -350,16 +351,7 @@ impl IntersectionVisitor {
                     if !self.intersector.enter_drawable(&local, &bound) {
                         continue;
                     }
-                    let context = DrawableContext {
-                        scene: self.scene,
-                        node_path: &instance.path,
-                        drawable: instance.drawable,
-                        local_to_world: &instance.local_to_world,
-                        world_to_local: &instance.world_to_local,
-                        use_acceleration: true,
-                        bvh_node: 0,
-                    };
-                    self.intersector.intersect(&local, &context, drawable);
+                    intersect_instance(self.scene, instance, drawable, 0, &local, self.intersector);
                 }
                 !self.intersector.reached_limit()
             }
@@ -456,16 +448,14 @@ impl IntersectionVisitor {
                     let Some(local) = self.locals[slot].as_ref() else {
                         continue;
                     };
-                    let context = DrawableContext {
-                        scene: self.scene,
-                        node_path: &instance.path,
-                        drawable: instance.drawable,
-                        local_to_world: &instance.local_to_world,
-                        world_to_local: &instance.world_to_local,
-                        use_acceleration: true,
-                        bvh_node: fragment.bvh_node,
-                    };
-                    self.intersector.intersect(local, &context, drawable);
+                    intersect_instance(
+                        self.scene,
+                        instance,
+                        drawable,
+                        fragment.bvh_node,
+                        local,
+                        self.intersector,
+                    );
                 }
                 !self.intersector.reached_limit()
             }
@@ -596,4 +586,27 @@ impl IntersectionVisitor {
         }
         self.node_path.pop();
     }
+}
+
+/// Hands the part of an instance's drawable below node `bvh_node` of its primitive BVH
+/// (0: all of it) to the intersector, in the instance's frame: what both scene-index
+/// walks do with what they reach.
+fn intersect_instance<I: Intersector>(
+    scene: &SceneGraph,
+    instance: &Instance,
+    drawable: &dyn Drawable,
+    bvh_node: u32,
+    local: &I::Local,
+    intersector: &mut I,
+) {
+    let context = DrawableContext {
+        scene,
+        node_path: &instance.path,
+        drawable: instance.drawable,
+        local_to_world: &instance.local_to_world,
+        world_to_local: &instance.world_to_local,
+        use_acceleration: true,
+        bvh_node,
+    };
+    intersector.intersect(local, &context, drawable);
 }
