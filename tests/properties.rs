@@ -60,15 +60,26 @@ struct SceneSpec {
 }
 
 fn geometry_spec() -> impl Strategy<Value = GeometrySpec> {
-    prop::collection::vec(prop::array::uniform3(-4i8..=4), 3..10).prop_flat_map(|vertices| {
-        let n = vertices.len();
-        let set = (
-            0..MODES.len(),
-            prop::option::of(prop::collection::vec(0..n, 0..12)),
-        );
-        (Just(vertices), prop::collection::vec(set, 1..3))
-            .prop_map(|(vertices, sets)| GeometrySpec { vertices, sets })
-    })
+    geometry_spec_up_to(10, 12)
+}
+
+/// A geometry of fewer than `max_vertices` vertices whose indexed sets have fewer than
+/// `max_indices` indices.
+fn geometry_spec_up_to(
+    max_vertices: usize,
+    max_indices: usize,
+) -> impl Strategy<Value = GeometrySpec> {
+    prop::collection::vec(prop::array::uniform3(-4i8..=4), 3..max_vertices).prop_flat_map(
+        move |vertices| {
+            let n = vertices.len();
+            let set = (
+                0..MODES.len(),
+                prop::option::of(prop::collection::vec(0..n, 0..max_indices)),
+            );
+            (Just(vertices), prop::collection::vec(set, 1..3))
+                .prop_map(|(vertices, sets)| GeometrySpec { vertices, sets })
+        },
+    )
 }
 
 fn unit_quat() -> impl Strategy<Value = DQuat> {
@@ -99,8 +110,20 @@ fn transform_spec() -> impl Strategy<Value = TransformSpec> {
 }
 
 fn scene_spec() -> impl Strategy<Value = SceneSpec> {
+    scene_spec_of(geometry_spec())
+}
+
+/// Scenes whose meshes reach a few hundred primitives: more than the scene index's
+/// fragments hold, so big drawables are cut and visited fragment by fragment.
+fn big_scene_spec() -> impl Strategy<Value = SceneSpec> {
+    scene_spec_of(geometry_spec_up_to(48, 400))
+}
+
+fn scene_spec_of(
+    geometry: impl Strategy<Value = GeometrySpec>,
+) -> impl Strategy<Value = SceneSpec> {
     (
-        prop::collection::vec(geometry_spec(), 1..4),
+        prop::collection::vec(geometry, 1..4),
         prop::collection::vec(transform_spec(), 1..5),
         prop::collection::vec((0usize..4, 0usize..6), 1..6),
     )
@@ -347,6 +370,27 @@ proptest! {
                     reference::Verdict::Unsure => {}
                 }
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..config() })]
+
+    /// With meshes big enough to be cut into fragments (see `tests/fragments.rs`),
+    /// every code path still finds every primitive clearly hit and none clearly missed,
+    /// and Nearest is still the first hit of None.
+    #[test]
+    fn big_meshes_cut_into_fragments_equal_brute_force(spec in big_scene_spec(), q in query()) {
+        let (scene, root, _) = build(&spec, None);
+        for (name, run) in CODE_PATHS {
+            let hits = run(&scene, root, &q, IntersectionLimit::None).unwrap();
+            let key_tolerance = if matches!(q, Query::Polytope(_)) { f64::INFINITY } else { 1e-6 };
+            if let Err(e) = reference::check(&scene, root, &q, &hits, margin(&q), key_tolerance) {
+                prop_assert!(false, "{}: {}", name, e);
+            }
+            let nearest = run(&scene, root, &q, IntersectionLimit::Nearest).unwrap();
+            prop_assert_eq!(nearest.first(), hits.first(), "{}", name);
         }
     }
 }
