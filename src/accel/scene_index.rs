@@ -6,8 +6,13 @@
 //! in the same order), and its drawable's box in world space. What the visitor decides
 //! per query — node masks, Switch children, LOD children — is kept as *gates* checked at
 //! query time against the graph's current state, so toggling a mask or a switch needs
-//! no rebuild. Structural edits, matrix edits and drawable edits drop the index through
-//! the same invalidation walk as the bounds.
+//! no rebuild. Structural edits and drawable edits drop the index through the same
+//! invalidation walk as the bounds; a matrix edit refits it ([`SceneIndex::refit_under`]).
+//!
+//! Each instance is also cut into [`Fragment`]s, subtrees of at most
+//! [`FRAGMENT_PRIMITIVES`] primitives of its drawable's BVH with their boxes in world
+//! space, in a second tree: walking that one orders the parts of big overlapping
+//! drawables together instead of entering each drawable's tree from its root.
 
 use glam::{DMat4, DVec3};
 use smallvec::SmallVec;
@@ -89,10 +94,12 @@ pub struct SceneIndex {
 }
 
 impl SceneIndex {
-    /// Collects the instances under `root` (every path, every Switch / LOD child; paths
-    /// through a singular transform are left out, as the plain traversal skips them) and
-    /// builds the BVH. Computes every node bound of the subtree on the way, so that any
-    /// later edit below `root` reaches `root` in the invalidation walk.
+    /// Collects the instances under `root` (every path, every Switch / LOD child; those
+    /// below a singular transform are kept inactive, as the plain traversal skips them)
+    /// and builds the BVH over them, then cuts them into fragments (building the
+    /// drawables' primitive BVHs that are not built yet) and builds the fragment tree.
+    /// Computes every node bound of the subtree on the way, so that any later edit below
+    /// `root` reaches `root` in the invalidation walk.
     pub fn build(scene: &SceneGraph, root: NodeId) -> SceneIndex {
         let instances = collect(scene, root);
         let boxes: Vec<Aabb> = instances.iter().map(|i| i.world_box).collect();
@@ -172,8 +179,9 @@ impl SceneIndex {
 
     /// After the matrix of `moved` changed: recomputes the matrices and world boxes of
     /// the instances whose path goes through it (this index's root being `root`), with
-    /// the plain traversal's arithmetic, and refits the tree's boxes bottom-up. Nothing
-    /// else is rebuilt.
+    /// the plain traversal's arithmetic, and their fragments' boxes, and refits both
+    /// trees bottom-up (the fragment tree only above leaves holding a moved fragment).
+    /// Nothing else is rebuilt.
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
         let mut changed = vec![false; self.instances.len()];
         for (k, instance) in self.instances.iter_mut().enumerate() {
