@@ -290,6 +290,7 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
         }
     }
 
+    #[inline]
     fn triangle(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive_index: u32) {
         let [a, b, c] = v.map(|v| v.as_dvec3());
         let t_max = self.ratio_limit.map_or(1.0, Cell::get);
