@@ -312,6 +312,11 @@ fn near_miss_box(s: DVec3, e: DVec3, vs: &[DVec3], margin: f64) -> bool {
 /// Detection 5.1.5), in f64.
 pub fn closest_on_triangle(p: DVec3, [a, b, c]: [DVec3; 3]) -> DVec3 {
     let (ab, ac, ap) = (b - a, c - a, p - a);
+    if ab.cross(ac) == DVec3::ZERO {
+        // Zero area (a repeated vertex, or three in a line): the triangle is its edges.
+        // Ericson's regions divide by zero there (a repeated vertex gives 0 / 0).
+        return closest_on_edges(p, [a, b, c]);
+    }
     let (d1, d2) = (ab.dot(ap), ac.dot(ap));
     if d1 <= 0.0 && d2 <= 0.0 {
         return a;
@@ -340,14 +345,19 @@ pub fn closest_on_triangle(p: DVec3, [a, b, c]: [DVec3; 3]) -> DVec3 {
     }
     let denom = 1.0 / (va + vb + vc);
     if !denom.is_finite() {
-        // Degenerate triangle: the closest point of its three edges.
-        return [(a, b), (b, c), (c, a)]
-            .into_iter()
-            .map(|(x, y)| closest_on_segment(p, x, y))
-            .min_by(|x, y| (*x - p).length().total_cmp(&(*y - p).length()))
-            .expect("three edges");
+        // Nearly degenerate: the closest point of its three edges.
+        return closest_on_edges(p, [a, b, c]);
     }
     a + ab * (vb * denom) + ac * (vc * denom)
+}
+
+/// The point of the three edges of `(a, b, c)` closest to `p`.
+fn closest_on_edges(p: DVec3, [a, b, c]: [DVec3; 3]) -> DVec3 {
+    [(a, b), (b, c), (c, a)]
+        .into_iter()
+        .map(|(x, y)| closest_on_segment(p, x, y))
+        .min_by(|x, y| (*x - p).length().total_cmp(&(*y - p).length()))
+        .expect("three edges")
 }
 
 /// The point of segment `[a, b]` closest to `p`.
