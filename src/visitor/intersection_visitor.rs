@@ -72,7 +72,7 @@ pub struct IntersectionVisitor {
     frames: FrameContext,
     use_acceleration: bool,
     node_path: Vec<NodeId>,
-    /// For the fragment walk: the instances met by the current query, each with its
+    /// For the scene-index walk: the instances met by the current query, each with its
     /// position in that query's list of localized queries (kept to reuse the buffer).
     met_instances: HashMap<u32, u32, BuildHasherDefault<InstanceHasher>>,
 }
@@ -218,13 +218,9 @@ impl IntersectionVisitor {
         intersector.begin(&self.frames)?;
         if self.use_acceleration {
             if let Some(index) = scene.scene_index(root) {
-                if intersector.accepts_fragments() {
-                    let mut met = std::mem::take(&mut self.met_instances);
-                    self.visit_fragments(scene, index, intersector, &mut met);
-                    self.met_instances = met;
-                } else {
-                    self.visit_index(scene, index, intersector);
-                }
+                let mut met = std::mem::take(&mut self.met_instances);
+                self.visit_index(scene, index, intersector, &mut met);
+                self.met_instances = met;
                 intersector.end();
                 return Ok(());
             }
@@ -303,77 +299,11 @@ impl IntersectionVisitor {
             })
     }
 
-    /// The accelerated traversal: the scene index's instances, nearest first for the
-    /// intersectors that order them, gated as the plain traversal would reach them.
+    /// The accelerated traversal over one of the scene index's trees: the fragment tree
+    /// for intersectors that accept fragments, the instance tree for the others; nearest
+    /// first for the intersectors that order their boxes. An instance is gated as the
+    /// plain traversal would reach it, and localized, once, when its first item is met.
     fn visit_index<I: Intersector>(
-        &self,
-        scene: &SceneGraph,
-        index: &SceneIndex,
-        intersector: &mut I,
-    ) {
-        struct Walk<'a, I: Intersector> {
-            visitor: &'a IntersectionVisitor,
-            scene: &'a SceneGraph,
-            instances: &'a [Instance],
-            intersector: &'a mut I,
-        }
-        impl<I: Intersector> OrderedVisitor for Walk<'_, I> {
-            fn entry(&mut self, bounds: &Aabb) -> Option<f64> {
-                self.intersector.enter_world_box(bounds)
-            }
-            fn limit(&self) -> f64 {
-                self.intersector.world_limit()
-            }
-            fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
-                for instance in &self.instances[items] {
-                    if self.intersector.reached_limit() {
-                        return false;
-                    }
-                    // Under a singular transform: the plain traversal never gets there.
-                    if !instance.active {
-                        continue;
-                    }
-                    let entered = self.intersector.enter_world_box(&instance.world_box);
-                    if entered.is_none_or(|t| t > self.intersector.world_limit())
-                        || !self.visitor.reaches(self.scene, instance)
-                    {
-                        continue;
-                    }
-                    let (Some(drawable), Some(bound)) = (
-                        self.scene.drawable(instance.drawable),
-                        self.scene.drawable_bound(instance.drawable),
-                    ) else {
-                        continue;
-                    };
-                    let local = self
-                        .intersector
-                        .localize(&instance.local_to_world, &instance.world_to_local);
-                    if !self.intersector.enter_drawable(&local, &bound) {
-                        continue;
-                    }
-                    intersect_instance(self.scene, instance, drawable, 0, &local, self.intersector);
-                }
-                !self.intersector.reached_limit()
-            }
-        }
-        intersector.begin_world_boxes(&index.bvh().bounds());
-        let mut walk = Walk {
-            visitor: self,
-            scene,
-            instances: index.instances(),
-            intersector,
-        };
-        if walk.intersector.orders_world_boxes() {
-            index.bvh().for_each_leaf_ordered(&mut walk);
-        } else {
-            index.bvh().for_each_leaf_depth_first(&mut walk);
-        }
-    }
-
-    /// The accelerated traversal for intersectors that accept fragments: the fragments of
-    /// every instance in one tree, nearest first for the intersectors that order them.
-    /// Each instance is gated and localized once, when its first fragment is reached.
-    fn visit_fragments<I: Intersector>(
         &self,
         scene: &SceneGraph,
         index: &SceneIndex,
@@ -384,32 +314,38 @@ impl IntersectionVisitor {
             visitor: &'a IntersectionVisitor,
             scene: &'a SceneGraph,
             instances: &'a [Instance],
-            fragments: &'a [Fragment],
+            items: IndexItems<'a>,
             intersector: &'a mut I,
             met: &'a mut HashMap<u32, u32, BuildHasherDefault<InstanceHasher>>,
-            /// Per met instance: the query in its frame, or `None` when the plain
-            /// traversal would not reach it or its drawable's box is missed.
-            locals: Vec<Option<I::Local>>,
+            /// Per met instance: the query in its frame and the drawable, or `None` when
+            /// the plain traversal would not reach it or its drawable's box is missed.
+            locals: Vec<Option<(I::Local, &'a dyn Drawable)>>,
         }
         impl<I: Intersector> Walk<'_, I> {
-            /// The position in `locals` of instance `k`'s query, localized on first use.
+            /// The position in `locals` of instance `k`, localized on first use.
             fn slot(&mut self, k: u32) -> usize {
                 let slot = match self.met.get(&k) {
                     Some(&slot) => slot,
                     None => {
+                        let scene = self.scene;
                         let instance = &self.instances[k as usize];
                         let local = self
                             .visitor
-                            .reaches(self.scene, instance)
-                            .then(|| self.scene.drawable_bound(instance.drawable))
+                            .reaches(scene, instance)
+                            .then(|| {
+                                Some((
+                                    scene.drawable(instance.drawable)?,
+                                    scene.drawable_bound(instance.drawable)?,
+                                ))
+                            })
                             .flatten()
-                            .and_then(|bound| {
+                            .and_then(|(drawable, bound)| {
                                 let local = self
                                     .intersector
                                     .localize(&instance.local_to_world, &instance.world_to_local);
                                 self.intersector
                                     .enter_drawable(&local, &bound)
-                                    .then_some(local)
+                                    .then_some((local, drawable))
                             });
                         let slot = self.locals.len() as u32;
                         self.locals.push(local);
@@ -428,53 +364,62 @@ impl IntersectionVisitor {
                 self.intersector.world_limit()
             }
             fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
-                for fragment in &self.fragments[items] {
+                for k in items {
                     if self.intersector.reached_limit() {
                         return false;
                     }
-                    let instance = &self.instances[fragment.instance as usize];
+                    let (instance_index, bvh_node, world_box) = self.items.get(k);
+                    let instance = &self.instances[instance_index as usize];
                     // Under a singular transform: the plain traversal never gets there.
                     if !instance.active {
                         continue;
                     }
-                    let entered = self.intersector.enter_world_box(&fragment.world_box);
+                    let entered = self.intersector.enter_world_box(world_box);
                     if entered.is_none_or(|t| t > self.intersector.world_limit()) {
                         continue;
                     }
-                    let Some(drawable) = self.scene.drawable(instance.drawable) else {
+                    let slot = self.slot(instance_index);
+                    let Some((local, drawable)) = &self.locals[slot] else {
                         continue;
                     };
-                    let slot = self.slot(fragment.instance);
-                    let Some(local) = self.locals[slot].as_ref() else {
-                        continue;
+                    let context = DrawableContext {
+                        scene: self.scene,
+                        node_path: &instance.path,
+                        drawable: instance.drawable,
+                        local_to_world: &instance.local_to_world,
+                        world_to_local: &instance.world_to_local,
+                        use_acceleration: true,
+                        bvh_node,
                     };
-                    intersect_instance(
-                        self.scene,
-                        instance,
-                        drawable,
-                        fragment.bvh_node,
-                        local,
-                        self.intersector,
-                    );
+                    self.intersector.intersect(local, &context, *drawable);
                 }
                 !self.intersector.reached_limit()
             }
         }
+        let (tree, items) = if intersector.accepts_fragments() {
+            (
+                index.fragment_bvh(),
+                IndexItems::Fragments(index.fragments()),
+            )
+        } else {
+            (index.bvh(), IndexItems::Instances(index.instances()))
+        };
         met.clear();
-        intersector.begin_world_boxes(&index.fragment_bvh().bounds());
+        intersector.begin_world_boxes(&tree.bounds());
+        let ordered = intersector.orders_world_boxes();
         let mut walk = Walk {
             visitor: self,
             scene,
             instances: index.instances(),
-            fragments: index.fragments(),
+            items,
             intersector,
             met,
             locals: Vec::new(),
         };
-        if walk.intersector.orders_world_boxes() {
-            index.fragment_bvh().for_each_leaf_ordered(&mut walk);
+        if ordered {
+            tree.for_each_leaf_ordered(&mut walk);
         } else {
-            index.fragment_bvh().for_each_leaf_depth_first(&mut walk);
+            tree.for_each_leaf_depth_first(&mut walk);
         }
     }
 
@@ -588,25 +533,26 @@ impl IntersectionVisitor {
     }
 }
 
-/// Hands the part of an instance's drawable below node `bvh_node` of its primitive BVH
-/// (0: all of it) to the intersector, in the instance's frame: what both scene-index
-/// walks do with what they reach.
-fn intersect_instance<I: Intersector>(
-    scene: &SceneGraph,
-    instance: &Instance,
-    drawable: &dyn Drawable,
-    bvh_node: u32,
-    local: &I::Local,
-    intersector: &mut I,
-) {
-    let context = DrawableContext {
-        scene,
-        node_path: &instance.path,
-        drawable: instance.drawable,
-        local_to_world: &instance.local_to_world,
-        world_to_local: &instance.world_to_local,
-        use_acceleration: true,
-        bvh_node,
-    };
-    intersector.intersect(local, &context, drawable);
+/// The items of one of the scene index's trees.
+#[derive(Clone, Copy)]
+enum IndexItems<'a> {
+    /// The instance tree: every item a whole instance.
+    Instances(&'a [Instance]),
+    /// The fragment tree: every item a part of an instance.
+    Fragments(&'a [Fragment]),
+}
+
+impl<'a> IndexItems<'a> {
+    /// Item `k`: its instance's position, the primitive-BVH node its visit starts from
+    /// (0: the whole drawable), and its world box.
+    #[inline]
+    fn get(self, k: usize) -> (u32, u32, &'a Aabb) {
+        match self {
+            IndexItems::Instances(instances) => (k as u32, 0, &instances[k].world_box),
+            IndexItems::Fragments(fragments) => {
+                let f = &fragments[k];
+                (f.instance, f.bvh_node, &f.world_box)
+            }
+        }
+    }
 }
