@@ -141,45 +141,44 @@ const LIMITS: [IntersectionLimit; 3] = [
     IntersectionLimit::OnePerDrawable,
 ];
 
+/// Runs `query` (an intersector with the given limit) plain and accelerated, and
+/// asserts both give the same hits, for every limit.
+fn assert_equal_plain<H: PartialEq + std::fmt::Debug>(
+    what: &str,
+    mut query: impl FnMut(bool, IntersectionLimit) -> Vec<H>,
+) {
+    for limit in LIMITS {
+        assert_eq!(query(false, limit), query(true, limit), "{what}, {limit:?}");
+    }
+}
+
 /// Every query kind and limit, accelerated (fragments) against plain.
 fn assert_all_queries_equal_plain(scene: &SceneGraph, root: NodeId, seed: u64) {
     let mut rng = Rng(seed);
     for _ in 0..60 {
         let (a, b) = (rng.point(25.0), rng.point(25.0));
-        for limit in LIMITS {
-            let mut out = Vec::new();
-            for accelerated in [false, true] {
-                let mut i = LineSegmentIntersector::new(a, b).unwrap().with_limit(limit);
-                run(scene, root, accelerated, &mut i);
-                out.push(i.take_intersections());
-            }
-            assert_eq!(out[0], out[1], "segment {a} -> {b}, {limit:?}");
-        }
+        assert_equal_plain(&format!("segment {a} -> {b}"), |accelerated, limit| {
+            let mut i = LineSegmentIntersector::new(a, b).unwrap().with_limit(limit);
+            run(scene, root, accelerated, &mut i);
+            i.take_intersections()
+        });
         let (c, half) = (
             rng.point(15.0),
             DVec3::new(2.0, 1.5, 4.0) * (0.5 + rng.next()),
         );
         let rotation = DQuat::from_rotation_y(rng.next() * 6.0);
-        for limit in LIMITS {
-            let mut out = Vec::new();
-            for accelerated in [false, true] {
-                let p = Polytope::from_oriented_box(c, half, rotation).unwrap();
-                let mut i = PolytopeIntersector::new(p).with_limit(limit);
-                run(scene, root, accelerated, &mut i);
-                out.push(i.take_intersections());
-            }
-            assert_eq!(out[0], out[1], "box at {c}, {limit:?}");
-        }
+        assert_equal_plain(&format!("box at {c}"), |accelerated, limit| {
+            let p = Polytope::from_oriented_box(c, half, rotation).unwrap();
+            let mut i = PolytopeIntersector::new(p).with_limit(limit);
+            run(scene, root, accelerated, &mut i);
+            i.take_intersections()
+        });
         let radius = 0.5 + rng.next() * 4.0;
-        for limit in LIMITS {
-            let mut out = Vec::new();
-            for accelerated in [false, true] {
-                let mut i = SphereIntersector::new(c, radius).unwrap().with_limit(limit);
-                run(scene, root, accelerated, &mut i);
-                out.push(i.take_intersections());
-            }
-            assert_eq!(out[0], out[1], "ball at {c} r {radius}, {limit:?}");
-        }
+        assert_equal_plain(&format!("ball at {c} r {radius}"), |accelerated, limit| {
+            let mut i = SphereIntersector::new(c, radius).unwrap().with_limit(limit);
+            run(scene, root, accelerated, &mut i);
+            i.take_intersections()
+        });
     }
 }
 

@@ -226,6 +226,24 @@ fn margin(q: &Query) -> f64 {
     }
 }
 
+/// [`reference::check`] of one code path's hits (limit `None`), as a proptest failure.
+fn check_against_reference(
+    scene: &SceneGraph,
+    root: NodeId,
+    q: &Query,
+    hits: &[Hit],
+    code_path: &str,
+) -> Result<(), TestCaseError> {
+    // Polytope distances are means of clipped polygons: checked elsewhere.
+    let key_tolerance = if matches!(q, Query::Polytope(_)) {
+        f64::INFINITY
+    } else {
+        1e-6
+    };
+    reference::check(scene, root, q, hits, margin(q), key_tolerance)
+        .map_err(|e| TestCaseError::fail(format!("{code_path}: {e}")))
+}
+
 fn config() -> ProptestConfig {
     ProptestConfig {
         cases: 96,
@@ -244,11 +262,7 @@ proptest! {
         let (scene, root, _) = build(&spec, None);
         for (name, run) in CODE_PATHS {
             let hits = run(&scene, root, &q, IntersectionLimit::None).unwrap();
-            // Polytope distances are means of clipped polygons: checked elsewhere.
-            let key_tolerance = if matches!(q, Query::Polytope(_)) { f64::INFINITY } else { 1e-6 };
-            if let Err(e) = reference::check(&scene, root, &q, &hits, margin(&q), key_tolerance) {
-                prop_assert!(false, "{}: {}", name, e);
-            }
+            check_against_reference(&scene, root, &q, &hits, name)?;
         }
     }
 
@@ -385,10 +399,7 @@ proptest! {
         let (scene, root, _) = build(&spec, None);
         for (name, run) in CODE_PATHS {
             let hits = run(&scene, root, &q, IntersectionLimit::None).unwrap();
-            let key_tolerance = if matches!(q, Query::Polytope(_)) { f64::INFINITY } else { 1e-6 };
-            if let Err(e) = reference::check(&scene, root, &q, &hits, margin(&q), key_tolerance) {
-                prop_assert!(false, "{}: {}", name, e);
-            }
+            check_against_reference(&scene, root, &q, &hits, name)?;
             let nearest = run(&scene, root, &q, IntersectionLimit::Nearest).unwrap();
             prop_assert_eq!(nearest.first(), hits.first(), "{}", name);
         }
