@@ -85,9 +85,6 @@ pub struct PolytopeIntersector {
     world_culler: OnceLock<Option<PlaneCuller>>,
     /// The outward pad and coordinate scale of the scene index's boxes, once known.
     world_box_margins: Option<(f64, f64)>,
-    /// Whether `world_planes` and `world_normalized` hold the MODEL-frame polytope
-    /// (which never changes: computed once, not per traversal).
-    model_planes_ready: bool,
     /// The polytope's bounds in world space (see [`Polytope::bounds`]), rounded outward
     /// to `f32`, when known: scene-index boxes outside them are rejected at once.
     world_bounds: Option<Aabb>,
@@ -121,7 +118,6 @@ impl PolytopeIntersector {
             world_normalized: SmallVec::new(),
             world_culler: OnceLock::new(),
             world_box_margins: None,
-            model_planes_ready: false,
             world_bounds: None,
             polytope,
             reference_plane: None,
@@ -411,15 +407,15 @@ impl Intersector for PolytopeIntersector {
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
         self.hits.clear();
-        self.world_culler = OnceLock::new();
+        // The culler is made afresh after `begin_world_boxes` sets these.
         self.world_box_margins = None;
         let m = frames.matrices(self.frame)?;
         if self.frame == CoordinateFrame::Model {
             // World coordinates: the planes as given (`world_planes` is the polytope
-            // since construction), prepared once per intersector.
-            if !self.model_planes_ready {
+            // since construction), prepared once per intersector (a polytope has a
+            // plane, so an empty list means not yet).
+            if self.world_normalized.is_empty() {
                 self.world_normalized = normalized_planes(self.world_planes.planes());
-                self.model_planes_ready = true;
             }
         } else {
             // Planes map by the inverse transpose of the point map frame -> world, whose
