@@ -34,9 +34,14 @@ impl Aabb {
         b
     }
 
-    /// The `f32` box holding an `f64` box: corners rounded outward.
+    /// The `f32` box holding an `f64` box: corners rounded outward. A NaN corner
+    /// coordinate (nothing known) becomes infinite outward, so the box holds everything
+    /// along that axis and no box this returns has a NaN corner.
     pub fn from_f64_outward(min: DVec3, max: DVec3) -> Aabb {
         let down = |v: f64| {
+            if v.is_nan() {
+                return f32::NEG_INFINITY;
+            }
             let f = v as f32;
             if f64::from(f) > v {
                 f.next_down()
@@ -45,6 +50,9 @@ impl Aabb {
             }
         };
         let up = |v: f64| {
+            if v.is_nan() {
+                return f32::INFINITY;
+            }
             let f = v as f32;
             if f64::from(f) < v {
                 f.next_up()
@@ -749,5 +757,9 @@ mod tests {
     fn outward_rounding_holds_the_f64_box() {
         let b = Aabb::from_f64_outward(DVec3::splat(0.1), DVec3::splat(0.3));
         assert!(f64::from(b.min.x) <= 0.1 && f64::from(b.max.x) >= 0.3);
+        // Unknown (NaN) coordinates hold everything along their axis.
+        let b = Aabb::from_f64_outward(DVec3::new(f64::NAN, 0.0, 0.0), DVec3::splat(f64::NAN));
+        assert_eq!(b.min, Vec3::new(f32::NEG_INFINITY, 0.0, 0.0));
+        assert_eq!(b.max, Vec3::splat(f32::INFINITY));
     }
 }
