@@ -13,7 +13,7 @@
 //! clipping (it would have kept every vertex), and the results stay identical to the
 //! plain traversal's.
 
-use glam::{DVec4, Vec3};
+use glam::{DVec4, Vec3, Vec4};
 use smallvec::SmallVec;
 
 use super::Aabb;
@@ -47,7 +47,7 @@ pub struct BoxMargins {
 /// Planes `a·x + b·y + c·z + d >= 0` (inward normals) ready for box classification.
 ///
 /// ```
-/// use glam::{DVec4, Vec3};
+/// use glam::{DVec4, Vec3, Vec4};
 /// use scene_intersect::accel::{Aabb, PlaneCuller};
 ///
 /// // The slab 0 <= x <= 10.
@@ -86,34 +86,39 @@ enum CullPlanes {
 
 /// Planes tested together by [`PlaneCuller::classify_with`]'s fast path.
 const LANES: usize = 8;
+/// SIMD vectors of four planes each in [`Lanes`].
+const QUADS: usize = LANES / 4;
 
-/// Up to [`LANES`] planes, one array per component. Unused lanes hold a plane every
-/// box is inside; they are outside the `active` masks anyway.
+/// Up to [`LANES`] planes, one array per component, four planes per SIMD vector (each
+/// lane computes with the same IEEE operations as the scalar formula: the vectors only
+/// cut the instruction count). Unused lanes hold a plane every box is inside; they are
+/// outside the `active` masks anyway.
 #[derive(Clone, Debug, PartialEq)]
 struct Lanes {
-    nx: [f32; LANES],
-    ny: [f32; LANES],
-    nz: [f32; LANES],
-    offset: [f32; LANES],
-    offset_margin: [f32; LANES],
+    nx: [Vec4; QUADS],
+    ny: [Vec4; QUADS],
+    nz: [Vec4; QUADS],
+    offset: [Vec4; QUADS],
+    offset_margin: [Vec4; QUADS],
 }
 
 impl Lanes {
     /// At most [`LANES`] planes (the caller checks).
     fn new(planes: &[CullPlane]) -> Lanes {
         let mut lanes = Lanes {
-            nx: [0.0; LANES],
-            ny: [0.0; LANES],
-            nz: [0.0; LANES],
-            offset: [1.0; LANES],
-            offset_margin: [0.0; LANES],
+            nx: [Vec4::ZERO; QUADS],
+            ny: [Vec4::ZERO; QUADS],
+            nz: [Vec4::ZERO; QUADS],
+            offset: [Vec4::ONE; QUADS],
+            offset_margin: [Vec4::ZERO; QUADS],
         };
         for (k, p) in planes.iter().enumerate() {
-            lanes.nx[k] = p.normal.x;
-            lanes.ny[k] = p.normal.y;
-            lanes.nz[k] = p.normal.z;
-            lanes.offset[k] = p.offset;
-            lanes.offset_margin[k] = p.offset_margin;
+            let (q, lane) = (k / 4, k % 4);
+            lanes.nx[q][lane] = p.normal.x;
+            lanes.ny[q][lane] = p.normal.y;
+            lanes.nz[q][lane] = p.normal.z;
+            lanes.offset[q][lane] = p.offset;
+            lanes.offset_margin[q][lane] = p.offset_margin;
         }
         lanes
     }
@@ -215,16 +220,21 @@ impl PlaneCuller {
         };
         // Per plane, the values at the corners furthest along and against the normal:
         // per axis the larger and smaller of the two products (the same products,
-        // summed in the same order, as the dot with the chosen corner).
+        // summed in the same order, as the dot with the chosen corner). A NaN product
+        // (a zero normal component times an infinite corner) makes its plane neither
+        // "outside" nor "inside": the conservative answer.
         let (mut outside, mut crossed) = (0u32, 0u32);
-        for k in 0..LANES {
-            let (x0, x1) = (l.nx[k] * b.min.x, l.nx[k] * b.max.x);
-            let (y0, y1) = (l.ny[k] * b.min.y, l.ny[k] * b.max.y);
-            let (z0, z1) = (l.nz[k] * b.min.z, l.nz[k] * b.max.z);
-            let far = x0.max(x1) + y0.max(y1) + z0.max(z1) + l.offset[k];
-            let near = x0.min(x1) + y0.min(y1) + z0.min(z1) + l.offset[k];
-            outside |= u32::from(far < -(l.offset_margin[k] + margins.outside)) << k;
-            crossed |= u32::from(near <= l.offset_margin[k] + margins.inside) << k;
+        let (min, max) = (b.min, b.max);
+        for q in 0..QUADS {
+            let (x0, x1) = (l.nx[q] * min.x, l.nx[q] * max.x);
+            let (y0, y1) = (l.ny[q] * min.y, l.ny[q] * max.y);
+            let (z0, z1) = (l.nz[q] * min.z, l.nz[q] * max.z);
+            let far = x0.max(x1) + y0.max(y1) + z0.max(z1) + l.offset[q];
+            let near = x0.min(x1) + y0.min(y1) + z0.min(z1) + l.offset[q];
+            let outside_below = -(l.offset_margin[q] + margins.outside);
+            outside |= far.cmplt(outside_below).bitmask() << (4 * q);
+            let inside_above = l.offset_margin[q] + margins.inside;
+            crossed |= (!near.cmpgt(inside_above)).bitmask() << (4 * q);
         }
         let active = active as u32 & ((1 << LANES) - 1);
         (outside & active == 0).then_some(u64::from(crossed & active))
@@ -239,15 +249,19 @@ impl PlaneCuller {
             CullPlanes::Lanes(l) => l,
             CullPlanes::Many(_) => return self.classify(b, self.all_planes()).is_some(),
         };
-        let mut outside = 0u32;
-        for k in 0..LANES {
-            let x = (l.nx[k] * b.min.x).max(l.nx[k] * b.max.x);
-            let y = (l.ny[k] * b.min.y).max(l.ny[k] * b.max.y);
-            let z = (l.nz[k] * b.min.z).max(l.nz[k] * b.max.z);
-            let far = x + y + z + l.offset[k];
-            outside |= u32::from(far < -(l.offset_margin[k] + self.margins.outside)) << k;
+        // Unused lanes are never outside: no mask needed.
+        let (min, max) = (b.min, b.max);
+        let mut outside = false;
+        for q in 0..QUADS {
+            let x = (l.nx[q] * min.x).max(l.nx[q] * max.x);
+            let y = (l.ny[q] * min.y).max(l.ny[q] * max.y);
+            let z = (l.nz[q] * min.z).max(l.nz[q] * max.z);
+            let far = x + y + z + l.offset[q];
+            outside |= far
+                .cmplt(-(l.offset_margin[q] + self.margins.outside))
+                .any();
         }
-        outside & (self.all_planes() as u32) == 0
+        !outside
     }
 
     /// [`PlaneCuller::classify_with`] for more than [`LANES`] planes.
