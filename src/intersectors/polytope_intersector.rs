@@ -565,7 +565,11 @@ impl Intersector for PolytopeIntersector {
         }
         let reference = self.world_reference;
         let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;
-        let mut hits: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
+        // Every hit is kept without a limit: straight into the list (a hit is a few
+        // hundred bytes; each move costs).
+        let limit = self.limit;
+        let mut limited: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
+        let kept = &mut self.hits;
         for_each_primitive(&mut raw, &points, |r, local_polygon| {
             let polygon: SmallVec<[DVec3; 8]> = local_polygon
                 .iter()
@@ -578,7 +582,7 @@ impl Intersector for PolytopeIntersector {
                 .iter()
                 .map(|p| distance_to(*p))
                 .fold(f64::NEG_INFINITY, f64::max);
-            hits.push(PolytopeHit {
+            let hit = PolytopeHit {
                 node_path: context.node_path.to_vec(),
                 drawable: context.drawable,
                 primitive_index: r.primitive_index,
@@ -589,12 +593,16 @@ impl Intersector for PolytopeIntersector {
                 world_point,
                 local_point,
                 local_to_world: *context.local_to_world,
-            });
+            };
+            if limit == IntersectionLimit::None {
+                kept.push(hit);
+            } else {
+                limited.push(hit);
+            }
         });
         self.scratch_hits = raw;
         self.scratch_points = points;
-        let hits = hits.into_iter();
-        record_hits(&mut self.hits, hits, self.limit);
+        record_hits(&mut self.hits, limited.into_iter(), limit);
     }
 
     fn reached_limit(&self) -> bool {
