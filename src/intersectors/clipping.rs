@@ -24,29 +24,41 @@ pub fn clip_polygon(
     planes: &[DVec4],
     scratch: &mut ClipPolygon,
 ) -> bool {
+    // The two buffers take turns as input and output; only their roles are swapped per
+    // plane (a polygon is ~300 bytes inline), and the result is moved back at the end.
+    let (mut current, mut next) = (&mut *polygon, &mut *scratch);
+    let mut result_in_scratch = false;
     for &plane in planes {
-        if polygon.is_empty() {
-            return false;
+        if current.is_empty() {
+            break;
         }
         // Fast path: every vertex inside this plane.
-        if polygon.iter().all(|&p| plane_value(plane, p) >= 0.0) {
+        if current.iter().all(|&p| plane_value(plane, p) >= 0.0) {
             continue;
         }
-        scratch.clear();
-        let n = polygon.len();
+        next.clear();
+        let n = current.len();
+        let first_value = plane_value(plane, current[0]);
+        let (mut p, mut dp) = (current[0], first_value);
         for i in 0..n {
-            let p = polygon[i];
-            let q = polygon[(i + 1) % n];
-            let dp = plane_value(plane, p);
-            let dq = plane_value(plane, q);
+            let (q, dq) = if i + 1 < n {
+                (current[i + 1], plane_value(plane, current[i + 1]))
+            } else {
+                (current[0], first_value)
+            };
             if dp >= 0.0 {
-                scratch.push(p);
+                next.push(p);
             }
             if (dp > 0.0 && dq < 0.0) || (dp < 0.0 && dq > 0.0) {
                 let t = dp / (dp - dq);
-                scratch.push(p + (q - p) * t);
+                next.push(p + (q - p) * t);
             }
+            (p, dp) = (q, dq);
         }
+        std::mem::swap(&mut current, &mut next);
+        result_in_scratch = !result_in_scratch;
+    }
+    if result_in_scratch {
         std::mem::swap(polygon, scratch);
     }
     !polygon.is_empty()
