@@ -169,6 +169,11 @@ struct SphereFunctor<'a> {
     radius: f64,
     mask: PrimitiveMask,
     local_to_world: &'a DMat4,
+    /// The ball in the drawable's frame, as the BVH walk culls boxes with it: a
+    /// triangle whose own local box it rejects is dropped before its vertices are
+    /// mapped to world space (the same conservative test the BVH leaf passed, on a
+    /// smaller box). `None` in the plain traversal.
+    local_ball: Option<BallCuller>,
     out: &'a mut Vec<RawHit>,
 }
 
@@ -202,6 +207,13 @@ fn normalize(raw: &mut Vec<RawHit>) {
 }
 
 impl SphereFunctor<'_> {
+    /// False when the local ball certainly misses the primitive with these vertices.
+    #[inline]
+    fn may_reach(&self, vertices: &[Vec3]) -> bool {
+        self.local_ball
+            .is_none_or(|ball| ball.overlaps(&Aabb::from_points(vertices)))
+    }
+
     fn world(&self, v: Vec3) -> DVec3 {
         self.local_to_world.transform_point3(v.as_dvec3())
     }
@@ -228,14 +240,14 @@ impl SphereFunctor<'_> {
 
 impl PrimitiveFunctor for SphereFunctor<'_> {
     fn point(&mut self, v: Vec3, index: u32, primitive_index: u32) {
-        if self.mask.contains(PrimitiveMask::POINTS) {
+        if self.mask.contains(PrimitiveMask::POINTS) && self.may_reach(&[v]) {
             let p = self.world(v);
             self.record(primitive_index, [index; 3], PrimitiveKind::Point, p);
         }
     }
 
     fn line(&mut self, v: [Vec3; 2], indices: [u32; 2], primitive_index: u32) {
-        if self.mask.contains(PrimitiveMask::LINES) {
+        if self.mask.contains(PrimitiveMask::LINES) && self.may_reach(&v) {
             let c = closest_point_on_segment(self.center, self.world(v[0]), self.world(v[1]));
             let indices = [indices[0], indices[1], indices[1]];
             self.record(primitive_index, indices, PrimitiveKind::Line, c.point);
@@ -243,7 +255,7 @@ impl PrimitiveFunctor for SphereFunctor<'_> {
     }
 
     fn triangle(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive_index: u32) {
-        if self.mask.contains(PrimitiveMask::TRIANGLES) {
+        if self.mask.contains(PrimitiveMask::TRIANGLES) && self.may_reach(&v) {
             let [a, b, c] = v.map(|v| self.world(v));
             // A triangle wholly beyond one face of the ball's box, by more than any
             // rounding of the closest-point search could blur, has no point within the
@@ -337,6 +349,7 @@ impl Intersector for SphereIntersector {
             radius: self.radius,
             mask: self.primitive_mask,
             local_to_world: context.local_to_world,
+            local_ball: None,
             out: &mut raw,
         };
         match context.accelerated(drawable) {
@@ -345,6 +358,7 @@ impl Intersector for SphereIntersector {
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = cull_padding((max - min).length(), scale);
                 let ball = BallCuller::new(local.center, local.radius + pad, scale);
+                functor.local_ball = Some(ball);
                 bvh.for_each_candidate(
                     context.bvh_node,
                     vertices,
