@@ -28,40 +28,50 @@ pub(crate) fn compare_hits<H: OrderedHit>(a: &H, b: &H) -> Ordering {
     compare_keys(a.key(), b.key())
 }
 
-/// Sorts hits by their key, stably. Short lists (most queries) are sorted without
-/// scratch allocation, and each hit moves at most once (by swaps along the cycles of the
-/// permutation): hits are a few hundred bytes, and an insertion sort of the hits
-/// themselves moved every one of them once per inversion.
+/// Sorts hits by their key, stably. Hits are a few hundred bytes, so their positions are
+/// sorted instead and each hit then moves at most once, by swaps along the cycles of the
+/// permutation (sorting the hits themselves moved them once per inversion, and the
+/// standard sort would copy them into scratch space). Short lists (most queries) need no
+/// allocation at all.
 pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut [H]) {
     const SHORT: usize = 24;
-    if hits.len() > SHORT {
-        hits.sort_by(compare_hits);
-        return;
-    }
-    // `order[i]`: the position of the hit that belongs at `i` (insertion-sorted, so
-    // equal keys keep their order).
-    let mut order = [0u8; SHORT];
-    for i in 0..hits.len() {
-        order[i] = i as u8;
-        let mut j = i;
-        while j > 0 && compare_hits(&hits[order[j - 1] as usize], &hits[order[j] as usize]).is_gt()
-        {
-            order.swap(j - 1, j);
-            j -= 1;
+    let n = hits.len();
+    if n <= SHORT {
+        // Insertion sort, so equal keys keep their order.
+        let mut order = [0u32; SHORT];
+        for i in 0..n {
+            order[i] = i as u32;
+            let mut j = i;
+            while j > 0
+                && compare_hits(&hits[order[j - 1] as usize], &hits[order[j] as usize]).is_gt()
+            {
+                order.swap(j - 1, j);
+                j -= 1;
+            }
         }
+        apply_order(hits, &mut order[..n]);
+    } else {
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&a, &b| compare_hits(&hits[a as usize], &hits[b as usize]));
+        apply_order(hits, &mut order);
     }
-    for start in 0..hits.len() {
-        // Follow the cycle through `start`: each step brings the hit that belongs at
-        // `current` there; the hit that was at `start` travels along until the cycle
+}
+
+/// Moves the item at `order[i]` to position `i`, for every `i` (`order` is a
+/// permutation; it is left as the identity).
+fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
+    for start in 0..items.len() {
+        // Follow the cycle through `start`: each step brings the item that belongs at
+        // `current` there; the item that was at `start` travels along until the cycle
         // closes.
         let mut current = start;
         loop {
             let source = order[current] as usize;
-            order[current] = current as u8;
+            order[current] = current as u32;
             if source == start || source == current {
                 break;
             }
-            hits.swap(current, source);
+            items.swap(current, source);
             current = source;
         }
     }
@@ -126,7 +136,7 @@ mod tests {
         // Many random short lists: every permutation shape (cycles of every length).
         let mut seed = 7u64;
         for trial in 0..2000 {
-            let n = trial % 25;
+            let n = trial % 40;
             let make = |seed: &mut u64| -> Vec<Hit> {
                 (0..n)
                     .map(|k| {
