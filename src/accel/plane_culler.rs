@@ -401,6 +401,29 @@ mod tests {
     }
 
     #[test]
+    fn infinite_boxes_are_never_culled_nor_called_inside() {
+        // Axis-aligned planes have zero normal components: against an infinite corner
+        // their products are NaN. The answer must stay conservative: such a box may
+        // cross the plane, and is never outside it.
+        let c = PlaneCuller::new(&cube_planes(), 0.0, 10.0).unwrap();
+        let all = c.all_planes();
+        let unbounded_x = Aabb {
+            min: Vec3::new(f32::NEG_INFINITY, 0.25, 0.25),
+            max: Vec3::new(f32::INFINITY, 0.75, 0.75),
+        };
+        // Truly crossed: the two x planes. The NaN products may add others, never drop.
+        let crossed = c.classify(&unbounded_x, all).unwrap();
+        assert_eq!(crossed & 0b11, 0b11);
+        assert!(c.overlaps(&unbounded_x));
+        let everything = Aabb {
+            min: Vec3::NEG_INFINITY,
+            max: Vec3::INFINITY,
+        };
+        assert_eq!(c.classify(&everything, all), Some(all));
+        assert!(c.overlaps(&everything));
+    }
+
+    #[test]
     fn too_many_or_degenerate_planes_are_refused() {
         assert!(PlaneCuller::new(&[DVec4::X; 65], 0.0, 1.0).is_none());
         assert!(PlaneCuller::new(&[DVec4::new(0.0, 0.0, 0.0, 1.0)], 0.0, 1.0).is_none());
