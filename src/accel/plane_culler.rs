@@ -14,7 +14,6 @@
 //! plain traversal's.
 
 use glam::{DVec4, Vec3, Vec4};
-use smallvec::SmallVec;
 
 use super::Aabb;
 
@@ -103,24 +102,25 @@ struct Lanes {
 }
 
 impl Lanes {
-    /// At most [`LANES`] planes (the caller checks).
-    fn new(planes: &[CullPlane]) -> Lanes {
-        let mut lanes = Lanes {
+    /// Every lane unused: a plane every box is inside.
+    fn unused() -> Lanes {
+        Lanes {
             nx: [Vec4::ZERO; QUADS],
             ny: [Vec4::ZERO; QUADS],
             nz: [Vec4::ZERO; QUADS],
             offset: [Vec4::ONE; QUADS],
             offset_margin: [Vec4::ZERO; QUADS],
-        };
-        for (k, p) in planes.iter().enumerate() {
-            let (q, lane) = (k / 4, k % 4);
-            lanes.nx[q][lane] = p.normal.x;
-            lanes.ny[q][lane] = p.normal.y;
-            lanes.nz[q][lane] = p.normal.z;
-            lanes.offset[q][lane] = p.offset;
-            lanes.offset_margin[q][lane] = p.offset_margin;
         }
-        lanes
+    }
+
+    /// Puts plane `k` (below [`LANES`]) in its lane.
+    fn set(&mut self, k: usize, p: &CullPlane) {
+        let (q, lane) = (k / 4, k % 4);
+        self.nx[q][lane] = p.normal.x;
+        self.ny[q][lane] = p.normal.y;
+        self.nz[q][lane] = p.normal.z;
+        self.offset[q][lane] = p.offset;
+        self.offset_margin[q][lane] = p.offset_margin;
     }
 }
 
@@ -148,8 +148,7 @@ impl PlaneCuller {
         if planes.len() > MAX_CULLED_PLANES {
             return None;
         }
-        let mut out: SmallVec<[CullPlane; LANES]> = SmallVec::new();
-        for p in planes {
+        let prepare = |p: &DVec4| {
             let length = p.truncate().length();
             if !(length > 0.0 && length.is_finite()) {
                 return None;
@@ -160,16 +159,19 @@ impl PlaneCuller {
                 offset: unit.w as f32,
                 offset_margin: f32_up(ROUNDING_MARGIN * unit.w.abs()),
             };
-            if !(plane.offset.is_finite() && plane.offset_margin.is_finite()) {
-                return None;
-            }
-            out.push(plane);
-        }
-        let count = out.len();
+            (plane.offset.is_finite() && plane.offset_margin.is_finite()).then_some(plane)
+        };
+        let count = planes.len();
+        // Most polytopes (boxes, frustums) fit the lanes: written there directly, as this
+        // runs for every frame a query is localized to.
         let planes = if count <= LANES {
-            CullPlanes::Lanes(Lanes::new(&out))
+            let mut lanes = Lanes::unused();
+            for (k, p) in planes.iter().enumerate() {
+                lanes.set(k, &prepare(p)?);
+            }
+            CullPlanes::Lanes(lanes)
         } else {
-            CullPlanes::Many(out.into_vec())
+            CullPlanes::Many(planes.iter().map(prepare).collect::<Option<_>>()?)
         };
         Some(PlaneCuller {
             planes,

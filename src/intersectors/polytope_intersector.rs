@@ -1,7 +1,5 @@
 //! [`PolytopeIntersector`]: which primitives meet a closed convex polytope.
 
-use std::sync::OnceLock;
-
 use glam::{DMat4, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
@@ -77,14 +75,14 @@ pub struct PolytopeIntersector {
     reference_plane: Option<DVec4>,
     limit: IntersectionLimit,
     primitive_mask: PrimitiveMask,
-    world_planes: Polytope,
+    /// The polytope in world space when its frame is not MODEL (in MODEL coordinates
+    /// it is [`polytope`](Self::polytope) itself, and is not copied).
+    world_planes: Option<Polytope>,
     world_normalized: SmallVec<[DVec4; 8]>,
-    /// The world planes prepared for the scene index's boxes (see
-    /// [`Intersector::begin_world_boxes`]), made on first use with `world_box_margins`
-    /// (a query rejected by its bounds alone never needs them).
-    world_culler: OnceLock<Option<PlaneCuller>>,
-    /// The outward pad and coordinate scale of the scene index's boxes, once known.
-    world_box_margins: Option<(f64, f64)>,
+    /// The world planes prepared for a scene index's boxes (see
+    /// [`Intersector::begin_world_boxes`]); `None` when the index's boxes are tested in
+    /// `f64` or all lie outside `world_bounds`.
+    world_culler: Option<PlaneCuller>,
     /// The polytope's bounds in world space (see [`Polytope::bounds`]), rounded outward
     /// to `f32`, when known: scene-index boxes outside them are rejected at once.
     world_bounds: Option<Aabb>,
@@ -114,10 +112,9 @@ impl PolytopeIntersector {
     pub fn with_frame(frame: CoordinateFrame, polytope: Polytope) -> Self {
         PolytopeIntersector {
             frame,
-            world_planes: polytope.clone(),
+            world_planes: None,
             world_normalized: SmallVec::new(),
-            world_culler: OnceLock::new(),
-            world_box_margins: None,
+            world_culler: None,
             world_bounds: None,
             polytope,
             reference_plane: None,
@@ -188,7 +185,7 @@ impl PolytopeIntersector {
 
     /// The polytope in world space, as of the last traversal.
     pub fn world_polytope(&self) -> &Polytope {
-        &self.world_planes
+        self.world_planes.as_ref().unwrap_or(&self.polytope)
     }
 
     /// The hits of the last traversal, sorted by distance.
@@ -407,26 +404,27 @@ impl Intersector for PolytopeIntersector {
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
         self.hits.clear();
-        // The culler is made afresh after `begin_world_boxes` sets these.
-        self.world_box_margins = None;
+        // Made afresh by `begin_world_boxes` for each scene index.
+        self.world_culler = None;
         let m = frames.matrices(self.frame)?;
         if self.frame == CoordinateFrame::Model {
-            // World coordinates: the planes as given (`world_planes` is the polytope
-            // since construction), prepared once per intersector (a polytope has a
-            // plane, so an empty list means not yet).
+            // World coordinates: the planes as given, prepared once per intersector (a
+            // polytope has a plane, so an empty list means not yet).
+            self.world_planes = None;
             if self.world_normalized.is_empty() {
-                self.world_normalized = normalized_planes(self.world_planes.planes());
+                self.world_normalized = normalized_planes(self.polytope.planes());
             }
         } else {
             // Planes map by the inverse transpose of the point map frame -> world, whose
             // inverse is world -> frame.
-            self.world_planes = self.polytope.transformed_by_inverse(&m.world_to_frame);
-            self.world_normalized = normalized_planes(self.world_planes.planes());
+            let world = self.polytope.transformed_by_inverse(&m.world_to_frame);
+            self.world_normalized = normalized_planes(world.planes());
+            self.world_planes = Some(world);
         }
         let reference = match self.reference_plane {
             Some(p) => m.world_to_frame.transpose() * p,
             None => *self
-                .world_planes
+                .world_polytope()
                 .planes()
                 .last()
                 .ok_or(QueryError::NoPlanes)?,
@@ -450,8 +448,16 @@ impl Intersector for PolytopeIntersector {
         let (min, max) = scene_bounds.as_dvec3();
         let scale = min.abs().max(max.abs()).max_element();
         let pad = cull_padding((max - min).length().min(f64::MAX), scale);
-        self.world_culler = OnceLock::new();
-        self.world_box_margins = Some((pad, scale));
+        // Every box of the index lies in `scene_bounds`: when the query's own bounds miss
+        // it, they reject every box and the planes are never needed.
+        let missed = self.world_bounds.is_some_and(|b| {
+            b.min.cmpgt(scene_bounds.max).any() || b.max.cmplt(scene_bounds.min).any()
+        });
+        self.world_culler = if missed {
+            None
+        } else {
+            PlaneCuller::new(&self.world_normalized, pad, scale)
+        };
     }
 
     fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
@@ -460,13 +466,8 @@ impl Intersector for PolytopeIntersector {
                 return None;
             }
         }
-        if let Some((pad, scale)) = self.world_box_margins {
-            let culler = self
-                .world_culler
-                .get_or_init(|| PlaneCuller::new(&self.world_normalized, pad, scale));
-            if let Some(culler) = culler {
-                return culler.overlaps(bound).then_some(0.0);
-            }
+        if let Some(culler) = &self.world_culler {
+            return culler.overlaps(bound).then_some(0.0);
         }
         let (min, max) = bound.as_dvec3();
         let bound = BoundingBox { min, max };
@@ -480,8 +481,12 @@ impl Intersector for PolytopeIntersector {
     fn localize(&self, local_to_world: &DMat4, _world_to_local: &DMat4) -> LocalPolytope {
         // A world plane p is the local plane (local_to_world)^T p.
         let t = local_to_world.transpose();
-        let planes: SmallVec<[DVec4; 8]> =
-            self.world_planes.planes().iter().map(|p| t * *p).collect();
+        let planes: SmallVec<[DVec4; 8]> = self
+            .world_polytope()
+            .planes()
+            .iter()
+            .map(|p| t * *p)
+            .collect();
         // The culler normalizes the planes itself.
         let culler = PlaneCuller::for_planes(&planes);
         LocalPolytope { planes, culler }
