@@ -46,7 +46,7 @@ pub struct BoxMargins {
 /// Planes `a·x + b·y + c·z + d >= 0` (inward normals) ready for box classification.
 ///
 /// ```
-/// use glam::{DVec4, Vec3, Vec4};
+/// use glam::{DVec4, Vec3};
 /// use scene_intersect::accel::{Aabb, PlaneCuller};
 ///
 /// // The slab 0 <= x <= 10.

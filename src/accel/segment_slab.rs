@@ -20,7 +20,7 @@ const ROUNDING_MARGIN: f64 = 1.0 / (1u32 << 18) as f64;
 /// against `f32` boxes grown by a pad.
 ///
 /// ```
-/// use glam::{DVec3, Vec3, Vec3A};
+/// use glam::{DVec3, Vec3};
 /// use scene_intersect::accel::{Aabb, SegmentSlab};
 ///
 /// let slab = SegmentSlab::new(DVec3::new(-2.0, 0.5, 0.5), DVec3::new(4.0, 0.0, 0.0), 0.0, 1.0);
@@ -40,8 +40,9 @@ pub struct SegmentSlab {
     /// parallel to gets `±f32::MAX`, which keeps the arithmetic free of NaN).
     ///
     /// The three vectors are [`Vec3A`]: the three axes are computed in one SIMD lane
-    /// each, with the same IEEE operations as three scalar ones (a third of the
-    /// instructions of [`Vec3`] arithmetic, measured with callgrind).
+    /// each, with the same IEEE operations as three scalar ones (callgrind: 2 % fewer
+    /// instructions per nearest-hit query and 5 % fewer per all-hits query on
+    /// littlest_tokyo than with [`Vec3`]).
     inverse: Vec3A,
     /// When the segment does not fit in `f32` (coordinates beyond `f32::MAX`): every box
     /// is entered at `t = 0` and the exact tests decide.
@@ -87,8 +88,9 @@ impl SegmentSlab {
         if self.accept_all {
             return Some(0.0);
         }
-        // No lane is ever NaN (finite origins and inverses; box corners are never NaN,
-        // see `Aabb::grow`), so SIMD min/max agree with `f32::min`/`f32::max`.
+        // No lane is ever NaN (finite origins and inverses, corners never NaN: `grow`
+        // and `from_points` skip NaN, `from_f64_outward` maps it to an infinity), so
+        // SIMD min/max agree with `f32::min`/`f32::max`.
         let ta = (Vec3A::from(b.min) - self.low_origin) * self.inverse;
         let tb = (Vec3A::from(b.max) - self.high_origin) * self.inverse;
         let near = ta.min(tb).max_element().max(0.0);
