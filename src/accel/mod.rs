@@ -22,6 +22,7 @@ mod plane_culler;
 mod primitive_bvh;
 mod scene_index;
 mod segment_slab;
+mod triangle_list;
 
 pub use ball_culler::BallCuller;
 pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_BVH_ITEMS, MAX_LEAF_ITEMS};

@@ -5,6 +5,7 @@ use std::cell::Cell;
 use glam::Vec3;
 
 use super::bvh::{Aabb, Bvh, OrderedVisitor};
+use super::triangle_list::TriangleList;
 use crate::drawable::{Geometry, PrimitiveFunctor};
 use crate::intersectors::PrimitiveKind;
 
@@ -55,16 +56,46 @@ impl PackedPrimitive {
 /// skipped), so that a query fed from the BVH sees exactly what the plain traversal sees.
 ///
 /// It keeps no vertex positions: they are read from the geometry, so the structure costs
-/// 16 bytes per primitive plus the nodes (28 bytes each, about one per two primitives).
+/// 16 bytes per primitive ([`PackedPrimitive`]) plus the nodes (28 bytes each, about one
+/// per two primitives). A geometry that is one triangle list (a single `Triangles`
+/// primitive set, as glTF meshes load) costs 4 bytes per triangle instead: only the
+/// triangle's index is kept, and its vertex indices are read back from the list.
 /// The scene graph builds it lazily per drawable and drops it whenever the drawable is
-/// edited, so it is never stale.
+/// edited, so it is never stale. Every method that reads primitives takes the geometry
+/// it was built from.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PrimitiveBvh {
     bvh: Bvh,
-    primitives: Vec<PackedPrimitive>,
+    primitives: Primitives,
     /// Whether two triangles share a primitive index (a quad's halves): such a
     /// drawable must be visited whole, since intersectors merge those triangles per visit.
     shares_primitive_indices: bool,
+}
+
+/// How a [`PrimitiveBvh`] stores its primitives, in leaf order.
+#[derive(Clone, Debug, PartialEq)]
+enum Primitives {
+    /// Any geometry: kind, vertex indices and primitive index of each.
+    Packed(Vec<PackedPrimitive>),
+    /// A geometry that is one triangle list: each triangle's index `p` in the list (its
+    /// primitive index too), its vertex indices being the list's entries `3p..3p + 3`.
+    TriangleList(Vec<u32>),
+}
+
+impl Default for Primitives {
+    fn default() -> Self {
+        Primitives::Packed(Vec::new())
+    }
+}
+
+/// A walk's view of the stored primitives, with the geometry they are read from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Packed(&'a [PackedPrimitive]),
+    TriangleList(&'a [u32], TriangleList<'a>),
+    /// The geometry is not a triangle list although the BVH stores one (a caller passed
+    /// another geometry): nothing can be read.
+    Unreadable,
 }
 
 /// The most primitives a drawable may have to get a BVH (the kind shares the index's
@@ -118,10 +149,25 @@ impl PrimitiveBvh {
                 && w[0].primitive_index() == w[1].primitive_index()
         });
         let (bvh, order) = Bvh::build(&collect.boxes);
-        let primitives = order
+        let packed: Vec<PackedPrimitive> = order
             .iter()
             .map(|&i| collect.primitives[i as usize])
             .collect();
+        // A triangle list keeps only the triangle indices, if they give back exactly
+        // the vertex indices the functor emitted (checked here, so reading them back can
+        // never differ from the decomposition).
+        let list = TriangleList::of(geometry);
+        let is_list = list.is_some_and(|list| {
+            packed.iter().all(|p| {
+                p.kind() == PrimitiveKind::Triangle
+                    && list.triangle(p.primitive_index()) == Some(p.indices)
+            })
+        });
+        let primitives = if is_list {
+            Primitives::TriangleList(packed.iter().map(|p| p.primitive_index()).collect())
+        } else {
+            Primitives::Packed(packed)
+        };
         Some(PrimitiveBvh {
             bvh,
             primitives,
@@ -150,17 +196,41 @@ impl PrimitiveBvh {
 
     /// Number of primitives held.
     pub fn len(&self) -> usize {
-        self.primitives.len()
+        match &self.primitives {
+            Primitives::Packed(p) => p.len(),
+            Primitives::TriangleList(p) => p.len(),
+        }
     }
 
     /// True when it holds no primitive.
     pub fn is_empty(&self) -> bool {
-        self.primitives.is_empty()
+        self.len() == 0
     }
 
-    /// Bytes used (nodes and packed primitives), beyond the geometry's own data.
+    /// Whether it keeps only triangle indices, reading vertex indices from the
+    /// geometry's one triangle list (4 bytes per triangle instead of 16).
+    pub fn is_triangle_list(&self) -> bool {
+        matches!(self.primitives, Primitives::TriangleList(_))
+    }
+
+    /// Bytes used (nodes and stored primitives), beyond the geometry's own data.
     pub fn memory_bytes(&self) -> usize {
-        self.bvh.memory_bytes() + self.primitives.len() * std::mem::size_of::<PackedPrimitive>()
+        let primitives = match &self.primitives {
+            Primitives::Packed(p) => p.len() * std::mem::size_of::<PackedPrimitive>(),
+            Primitives::TriangleList(p) => p.len() * std::mem::size_of::<u32>(),
+        };
+        self.bvh.memory_bytes() + primitives
+    }
+
+    /// The stored primitives as read from `geometry`.
+    fn source<'a>(&'a self, geometry: &'a Geometry) -> Source<'a> {
+        match &self.primitives {
+            Primitives::Packed(p) => Source::Packed(p),
+            Primitives::TriangleList(p) => match TriangleList::of(geometry) {
+                Some(list) => Source::TriangleList(p, list),
+                None => Source::Unreadable,
+            },
+        }
     }
 
     /// The tree.
@@ -169,18 +239,17 @@ impl PrimitiveBvh {
     }
 
     /// Feeds `functor` every primitive in a leaf below node `start` (0: the root) whose
-    /// path `enter` accepts.
+    /// path `enter` accepts; `geometry` is the one the BVH was built from.
     pub fn for_each_candidate<F: PrimitiveFunctor + ?Sized>(
         &self,
         start: u32,
-        vertices: &[Vec3],
+        geometry: &Geometry,
         enter: impl FnMut(&Aabb) -> bool,
         functor: &mut F,
     ) {
+        let (source, vertices) = (self.source(geometry), geometry.vertices());
         self.bvh.for_each_leaf_below(start, enter, |range| {
-            for p in &self.primitives[range] {
-                emit(p, vertices, functor);
-            }
+            emit_range(source, range, vertices, functor);
         });
     }
 
@@ -193,19 +262,18 @@ impl PrimitiveBvh {
     pub fn for_each_candidate_with<S: Copy, F: PrimitiveFunctor + ?Sized>(
         &self,
         start: u32,
-        vertices: &[Vec3],
+        geometry: &Geometry,
         root_state: S,
         enter: impl FnMut(&Aabb, S) -> Option<S>,
         whole: impl Fn(S) -> bool,
         functor: &mut F,
         mut on_leaf: impl FnMut(&mut F, S),
     ) {
+        let (source, vertices) = (self.source(geometry), geometry.vertices());
         self.bvh
             .for_each_leaf_with_below(start, root_state, enter, whole, |range, state| {
                 on_leaf(functor, state);
-                for p in &self.primitives[range] {
-                    emit(p, vertices, functor);
-                }
+                emit_range(source, range, vertices, functor);
             });
     }
 
@@ -216,7 +284,7 @@ impl PrimitiveBvh {
     pub fn for_each_candidate_ordered<F: PrimitiveFunctor + ?Sized>(
         &self,
         start: u32,
-        vertices: &[Vec3],
+        geometry: &Geometry,
         entry: impl FnMut(&Aabb) -> Option<f64>,
         limit: &Cell<f64>,
         functor: &mut F,
@@ -224,7 +292,7 @@ impl PrimitiveBvh {
         struct Walk<'a, E, F: ?Sized> {
             entry: E,
             limit: &'a Cell<f64>,
-            primitives: &'a [PackedPrimitive],
+            source: Source<'a>,
             vertices: &'a [Vec3],
             functor: &'a mut F,
         }
@@ -238,9 +306,7 @@ impl PrimitiveBvh {
                 self.limit.get()
             }
             fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
-                for p in &self.primitives[items] {
-                    emit(p, self.vertices, self.functor);
-                }
+                emit_range(self.source, items, self.vertices, self.functor);
                 true
             }
         }
@@ -249,11 +315,40 @@ impl PrimitiveBvh {
             &mut Walk {
                 entry,
                 limit,
-                primitives: &self.primitives,
-                vertices,
+                source: self.source(geometry),
+                vertices: geometry.vertices(),
                 functor,
             },
         );
+    }
+}
+
+/// Hands the stored primitives at `range` to the functor, exactly as the decomposition
+/// did (a primitive whose vertices cannot be read is skipped).
+#[inline]
+fn emit_range<F: PrimitiveFunctor + ?Sized>(
+    source: Source<'_>,
+    range: std::ops::Range<usize>,
+    vertices: &[Vec3],
+    functor: &mut F,
+) {
+    match source {
+        Source::Packed(primitives) => {
+            for p in primitives.get(range).unwrap_or_default() {
+                emit(p, vertices, functor);
+            }
+        }
+        Source::TriangleList(triangles, list) => {
+            let v = |i: u32| vertices.get(i as usize).copied();
+            for &p in triangles.get(range).unwrap_or_default() {
+                if let Some(i) = list.triangle(p) {
+                    if let (Some(a), Some(b), Some(c)) = (v(i[0]), v(i[1]), v(i[2])) {
+                        functor.triangle([a, b, c], i, p);
+                    }
+                }
+            }
+        }
+        Source::Unreadable => {}
     }
 }
 
@@ -322,12 +417,67 @@ mod tests {
         g.accept(&mut plain);
         let bvh = PrimitiveBvh::build(&g).unwrap();
         let mut accelerated = Record::default();
-        bvh.for_each_candidate(0, g.vertices(), |_| true, &mut accelerated);
+        bvh.for_each_candidate(0, &g, |_| true, &mut accelerated);
         plain.0.sort();
         accelerated.0.sort();
         assert_eq!(plain, accelerated);
         assert_eq!(bvh.len(), 18 + 6 + 5 + 3);
         assert!(bvh.memory_bytes() <= 32 * bvh.len());
+    }
+
+    #[test]
+    fn a_triangle_list_keeps_only_triangle_indices_and_emits_the_same() {
+        let mut vertices: Vec<Vec3> = (0..60)
+            .map(|i| Vec3::new((i % 6) as f32, (i / 6) as f32, ((i * 7) % 4) as f32))
+            .collect();
+        // A non-finite vertex: its triangles are skipped by both paths.
+        vertices[17] = Vec3::new(f32::NAN, 0.0, 0.0);
+        let indices: Vec<u16> = (0..60u16).rev().chain(0..30).collect();
+        let indexed = Geometry::new(vertices.clone())
+            .with_primitive_set(PrimitiveSet::DrawElements {
+                mode: PrimitiveMode::Triangles,
+                indices: crate::drawable::Indices::U16(indices),
+            })
+            .unwrap();
+        let arrays = Geometry::new(vertices)
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 3, 57))
+            .unwrap();
+        for g in [&indexed, &arrays] {
+            let mut plain = Record::default();
+            g.accept(&mut plain);
+            let bvh = PrimitiveBvh::build(g).unwrap();
+            assert!(bvh.is_triangle_list());
+            let mut accelerated = Record::default();
+            bvh.for_each_candidate(0, g, |_| true, &mut accelerated);
+            plain.0.sort();
+            accelerated.0.sort();
+            assert_eq!(plain, accelerated);
+            // 4 bytes per triangle plus the nodes.
+            assert_eq!(bvh.memory_bytes(), bvh.bvh().memory_bytes() + 4 * bvh.len());
+            // Read through a geometry that is not a triangle list: nothing is emitted.
+            let strip = Geometry::new(vec![Vec3::ZERO; 60])
+                .with_primitive_set(PrimitiveSet::draw_arrays(
+                    PrimitiveMode::TriangleStrip,
+                    0,
+                    60,
+                ))
+                .unwrap();
+            let mut wrong = Record::default();
+            bvh.for_each_candidate(0, &strip, |_| true, &mut wrong);
+            assert!(wrong.0.is_empty());
+        }
+        // A strip keeps its packed primitives.
+        assert!(!PrimitiveBvh::build(
+            &Geometry::new(vec![Vec3::X, Vec3::Y, Vec3::Z, Vec3::ONE])
+                .with_primitive_set(PrimitiveSet::draw_arrays(
+                    PrimitiveMode::TriangleStrip,
+                    0,
+                    4
+                ))
+                .unwrap()
+        )
+        .unwrap()
+        .is_triangle_list());
     }
 
     #[test]
@@ -347,10 +497,10 @@ mod tests {
         let fragments = bvh.fragments(16);
         assert!(fragments.len() >= 398 / 16);
         let mut whole = Record::default();
-        bvh.for_each_candidate(0, strip.vertices(), |_| true, &mut whole);
+        bvh.for_each_candidate(0, &strip, |_| true, &mut whole);
         let mut pieces = Record::default();
         for &node in &fragments {
-            bvh.for_each_candidate(node, strip.vertices(), |_| true, &mut pieces);
+            bvh.for_each_candidate(node, &strip, |_| true, &mut pieces);
         }
         whole.0.sort();
         pieces.0.sort();

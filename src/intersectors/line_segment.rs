@@ -558,7 +558,7 @@ impl Intersector for LineSegmentIntersector {
             out: &mut raw,
         };
         match context.accelerated(drawable) {
-            Some((bvh, vertices)) => {
+            Some((bvh, geometry)) => {
                 let slab = match local.slab.get() {
                     Some((drawable, slab)) if drawable == context.drawable => slab,
                     _ => {
@@ -574,14 +574,14 @@ impl Intersector for LineSegmentIntersector {
                     // Every hit is wanted: no order can save work, so none is kept.
                     bvh.for_each_candidate(
                         context.bvh_node,
-                        vertices,
+                        geometry,
                         |b| slab.entry(b).is_some(),
                         &mut functor,
                     );
                 } else {
                     bvh.for_each_candidate_ordered(
                         context.bvh_node,
-                        vertices,
+                        geometry,
                         |b| slab.entry(b).map(f64::from),
                         &limit,
                         &mut functor,

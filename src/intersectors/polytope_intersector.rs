@@ -535,7 +535,7 @@ impl Intersector for PolytopeIntersector {
             points: &mut points,
         };
         match context.accelerated(drawable) {
-            Some((bvh, vertices)) => {
+            Some((bvh, geometry)) => {
                 let (min, max) = bvh.bvh().bounds().as_dvec3();
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = cull_padding((max - min).length(), scale);
@@ -548,7 +548,7 @@ impl Intersector for PolytopeIntersector {
                     // plane is taken whole.
                     Some((culler, margins)) => bvh.for_each_candidate_with(
                         context.bvh_node,
-                        vertices,
+                        geometry,
                         culler.all_planes(),
                         |b, active| culler.classify_with(b, active, margins),
                         |active| active == 0,
@@ -559,7 +559,7 @@ impl Intersector for PolytopeIntersector {
                         functor.set_active_planes(u64::MAX);
                         let normalized = normalized_planes(&local.planes);
                         let enter = |b: &Aabb| box_meets_planes(&normalized, b, pad);
-                        bvh.for_each_candidate(context.bvh_node, vertices, enter, &mut functor);
+                        bvh.for_each_candidate(context.bvh_node, geometry, enter, &mut functor);
                     }
                 }
             }

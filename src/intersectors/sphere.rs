@@ -353,7 +353,7 @@ impl Intersector for SphereIntersector {
             out: &mut raw,
         };
         match context.accelerated(drawable) {
-            Some((bvh, vertices)) => {
+            Some((bvh, geometry)) => {
                 let (min, max) = bvh.bvh().bounds().as_dvec3();
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = cull_padding((max - min).length(), scale);
@@ -361,7 +361,7 @@ impl Intersector for SphereIntersector {
                 functor.local_ball = Some(ball);
                 bvh.for_each_candidate(
                     context.bvh_node,
-                    vertices,
+                    geometry,
                     |b| ball.overlaps(b),
                     &mut functor,
                 );

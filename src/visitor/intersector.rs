@@ -50,20 +50,20 @@ pub struct DrawableContext<'a> {
 }
 
 impl DrawableContext<'_> {
-    /// The drawable's primitive BVH and vertices, when acceleration is on and the
-    /// drawable has one.
+    /// The drawable's primitive BVH and the geometry it reads its primitives from, when
+    /// acceleration is on and the drawable has one.
     pub fn accelerated<'s>(
         &'s self,
         drawable: &'s dyn Drawable,
-    ) -> Option<(&'s crate::accel::PrimitiveBvh, &'s [glam::Vec3])> {
+    ) -> Option<(
+        &'s crate::accel::PrimitiveBvh,
+        &'s crate::drawable::Geometry,
+    )> {
         if !self.use_acceleration {
             return None;
         }
         let geometry = drawable.as_geometry()?;
-        Some((
-            self.scene.primitive_bvh(self.drawable)?,
-            geometry.vertices(),
-        ))
+        Some((self.scene.primitive_bvh(self.drawable)?, geometry))
     }
 }
 
