@@ -28,5 +28,7 @@ pub use ball_culler::BallCuller;
 pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_BVH_ITEMS, MAX_LEAF_ITEMS};
 pub use plane_culler::{BoxMargins, PlaneCuller, MAX_CULLED_PLANES};
 pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVES};
-pub use scene_index::{Fragment, Gate, Instance, SceneIndex, FRAGMENT_PRIMITIVES};
+pub use scene_index::{
+    Fragment, Gate, Instance, SceneIndex, FRAGMENT_PRIMITIVES, UNCUT_PRIMITIVES,
+};
 pub use segment_slab::SegmentSlab;

@@ -12,7 +12,8 @@
 //! Each instance is also cut into [`Fragment`]s, subtrees of at most
 //! [`FRAGMENT_PRIMITIVES`] primitives of its drawable's BVH with their boxes in world
 //! space, in a second tree: walking that one orders the parts of big overlapping
-//! drawables together instead of entering each drawable's tree from its root.
+//! drawables together instead of entering each drawable's tree from its root. Drawables
+//! of at most [`UNCUT_PRIMITIVES`] primitives stay whole (one fragment).
 
 use glam::{DMat4, DVec3};
 use smallvec::SmallVec;
@@ -81,10 +82,18 @@ pub struct Fragment {
 /// near its root. Measured on littlest_tokyo (benches/README.md), best of five runs per
 /// query against 32: nearest segments 12 % faster, boxes 24 %, spheres 12 % (16 was in
 /// between). Each fragment costs 32 bytes plus its share of the tree: with triangle
-/// lists stored as 4-byte indices the total stays at 21.6 bytes per triangle there, and
-/// at 31.8 per instanced triangle on the generated city, whose shared meshes are cut
-/// once per instance.
+/// lists stored as 4-byte indices the total stays at 21.6 bytes per triangle there.
+/// Small drawables are not cut at all ([`UNCUT_PRIMITIVES`]).
 pub const FRAGMENT_PRIMITIVES: usize = 12;
+
+/// Drawables of at most this many primitives stay one fragment. Entering such a small
+/// tree at its root costs little, while every fragment of every instance costs about
+/// 46 bytes: on the generated city, whose buildings share small meshes, cutting them
+/// took the index past 32 bytes per instanced triangle (33.2) for no measurable gain
+/// (callgrind: within 2 % either way on every workload), and it is 31.6 with this
+/// limit. littlest_tokyo is unchanged (its drawables are bigger); raising the limit to
+/// 128 slowed its boxes by 7 %.
+pub const UNCUT_PRIMITIVES: usize = 64;
 
 /// Every drawable instance under a root, in a BVH over their world boxes, and the same
 /// instances cut into [fragments](Fragment) in a second BVH.
@@ -117,6 +126,7 @@ impl SceneIndex {
         for (k, instance) in instances.iter().enumerate() {
             let nodes = scene
                 .primitive_bvh(instance.drawable)
+                .filter(|b| b.len() > UNCUT_PRIMITIVES)
                 .map_or_else(|| vec![0], |b| b.fragments(FRAGMENT_PRIMITIVES));
             for bvh_node in nodes {
                 fragments.push(Fragment {
