@@ -89,11 +89,11 @@ pub const FRAGMENT_PRIMITIVES: usize = 12;
 /// Drawables of at most this many primitives stay one fragment. Entering such a small
 /// tree at its root costs little, while every fragment of every instance costs about
 /// 46 bytes: on the generated city, whose buildings share small meshes, cutting them
-/// took the index past 32 bytes per instanced triangle (33.2) for no measurable gain
-/// (callgrind: within 2 % either way on every workload), and it is 31.6 with this
-/// limit. littlest_tokyo is unchanged (its drawables are bigger); raising the limit to
-/// 128 slowed its boxes by 7 %.
-pub const UNCUT_PRIMITIVES: usize = 64;
+/// took the index past 32 bytes per instanced triangle (33.2; 31.6 with this limit, the
+/// smallest that keeps it under 32). On littlest_tokyo (callgrind, against cutting
+/// everything) nearest segments cost 3.6 % more and boxes 2.3 %, the rest the same;
+/// 64 would cost boxes 7.7 %.
+pub const UNCUT_PRIMITIVES: usize = 48;
 
 /// Every drawable instance under a root, in a BVH over their world boxes, and the same
 /// instances cut into [fragments](Fragment) in a second BVH.
