@@ -133,7 +133,8 @@ mod tests {
             let order = |v: &[Hit]| v.iter().map(|h| h.3).collect::<Vec<_>>();
             assert_eq!(order(&ours), order(&reference), "{n} hits");
         }
-        // Many random short lists: every permutation shape (cycles of every length).
+        // Many random lists, short and long: every permutation shape (cycles of every
+        // length).
         let mut seed = 7u64;
         for trial in 0..2000 {
             let n = trial % 40;
