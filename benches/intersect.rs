@@ -11,8 +11,9 @@
 //! plus BVH build time against `TriMesh::new`, and 1 vs 2 threads on a 10 000-query
 //! batch. Before the criterion groups, a ratio table (median of 5 runs of each
 //! workload, 9 for the batches, same process) is printed. Scenes: `../shared/data`
-//! (when present), `data/city.glb`, and the generated cities `target/bench-cities/city_s3.glb` and
-//! `city_s10.glb` when they exist (see benches/README.md).
+//! (when present), `data/city.glb`, and the generated cities
+//! `target/bench-cities/city_s3.glb` and `city_s10.glb` when they exist (see
+//! benches/README.md).
 //!
 //! ```text
 //! cargo bench --bench intersect
