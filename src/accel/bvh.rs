@@ -80,6 +80,13 @@ impl Aabb {
         d.x * d.y + d.y * d.z + d.z * d.x
     }
 
+    /// True unless the two closed boxes are certainly apart: separated along some axis
+    /// (a NaN corner never separates).
+    #[inline]
+    pub fn intersects(&self, other: &Aabb) -> bool {
+        !(self.min.cmpgt(other.max).any() || self.max.cmplt(other.min).any())
+    }
+
     /// Centre.
     #[inline]
     pub fn center(&self) -> Vec3 {
@@ -590,11 +597,16 @@ mod tests {
         }
     }
 
+    /// A thousand unit boxes along x, in a scrambled order.
+    fn shuffled_unit_boxes() -> Vec<Aabb> {
+        (0..1000)
+            .map(|i| unit_box_at(((i * 7919) % 1000) as f32))
+            .collect()
+    }
+
     #[test]
     fn every_item_is_in_exactly_one_leaf_and_inside_its_boxes() {
-        let boxes: Vec<Aabb> = (0..1000)
-            .map(|i| unit_box_at(((i * 7919) % 1000) as f32))
-            .collect();
+        let boxes = shuffled_unit_boxes();
         let (bvh, order) = Bvh::build(&boxes);
         let mut seen = vec![0; boxes.len()];
         bvh.for_each_leaf(
@@ -673,9 +685,7 @@ mod tests {
 
     #[test]
     fn a_cut_partitions_the_items_into_small_subtrees() {
-        let boxes: Vec<Aabb> = (0..1000)
-            .map(|i| unit_box_at(((i * 7919) % 1000) as f32))
-            .collect();
+        let boxes = shuffled_unit_boxes();
         let (bvh, _) = Bvh::build(&boxes);
         let roots = bvh.cut(40);
         assert!(roots.len() >= 1000 / 40);
@@ -751,6 +761,14 @@ mod tests {
             .iter()
             .all(|n| !n.is_leaf() || n.count() as usize <= MAX_LEAF_ITEMS));
         assert_eq!(Bvh::build(&[]).0.nodes.len(), 0);
+    }
+
+    #[test]
+    fn boxes_touching_intersect_and_separated_ones_do_not() {
+        let (a, touching, apart) = (unit_box_at(0.0), unit_box_at(1.0), unit_box_at(1.5));
+        assert!(a.intersects(&touching) && touching.intersects(&a));
+        assert!(!a.intersects(&apart) && !apart.intersects(&a));
+        assert!(a.intersects(&a));
     }
 
     #[test]

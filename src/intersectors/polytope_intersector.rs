@@ -450,9 +450,9 @@ impl Intersector for PolytopeIntersector {
         let pad = cull_padding((max - min).length().min(f64::MAX), scale);
         // Every box of the index lies in `scene_bounds`: when the query's own bounds miss
         // it, they reject every box and the planes are never needed.
-        let missed = self.world_bounds.is_some_and(|b| {
-            b.min.cmpgt(scene_bounds.max).any() || b.max.cmplt(scene_bounds.min).any()
-        });
+        let missed = self
+            .world_bounds
+            .is_some_and(|b| !b.intersects(scene_bounds));
         self.world_culler = if missed {
             None
         } else {
@@ -462,7 +462,7 @@ impl Intersector for PolytopeIntersector {
 
     fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
         if let Some(b) = &self.world_bounds {
-            if b.min.cmpgt(bound.max).any() || b.max.cmplt(bound.min).any() {
+            if !b.intersects(bound) {
                 return None;
             }
         }
