@@ -3,9 +3,10 @@
 use std::cell::Cell;
 
 use glam::{DMat3, DMat4, DVec3, Vec3};
-use smallvec::{smallvec, SmallVec};
+use smallvec::SmallVec;
 
-use super::hit_order::{cull_padding, record_hits, sort_hits, HitKey, OrderedHit};
+use super::hit_order::{cull_padding, HitKey, OrderedHit};
+use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
 use crate::accel::{Aabb, SegmentSlab};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -86,8 +87,10 @@ pub struct LineSegmentIntersector {
     tolerance: Option<f64>,
     world_start: DVec3,
     world_end: DVec3,
+    /// The hits of the last traversal, once it has ended.
     hits: Vec<LineSegmentHit>,
-    scratch: Vec<RawHit>,
+    /// The hits while a traversal runs.
+    pending: SegmentHitStore,
     /// The world segment prepared for the scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]).
     world_slab: Option<SegmentSlab>,
@@ -104,17 +107,6 @@ pub struct LocalSegment {
     /// The segment prepared for the BVH of the last drawable intersected in this frame
     /// (the scene index visits a big drawable in many fragments, all in one frame).
     slab: Cell<Option<(DrawableId, SegmentSlab)>>,
-}
-
-#[derive(Clone, Debug)]
-struct RawHit {
-    ratio: f64,
-    primitive_index: u32,
-    kind: PrimitiveKind,
-    indices: SmallVec<[u32; 3]>,
-    weights: SmallVec<[f64; 3]>,
-    local_point: DVec3,
-    local_normal: DVec3,
 }
 
 impl LineSegmentIntersector {
@@ -145,7 +137,7 @@ impl LineSegmentIntersector {
             world_start: start,
             world_end: end,
             hits: Vec::new(),
-            scratch: Vec::new(),
+            pending: SegmentHitStore::default(),
             world_slab: None,
         })
     }
@@ -222,7 +214,7 @@ impl LineSegmentIntersector {
 
     fn best_ratio(&self) -> f64 {
         match self.limit {
-            IntersectionLimit::Nearest => self.hits.first().map_or(f64::INFINITY, |h| h.ratio),
+            IntersectionLimit::Nearest => self.pending.first_ratio().unwrap_or(f64::INFINITY),
             _ => f64::INFINITY,
         }
     }
@@ -239,11 +231,11 @@ struct SegmentFunctor<'a> {
     /// When only the nearest hit matters: the best ratio so far, lowered as hits come;
     /// triangles crossed beyond it are not tested further.
     ratio_limit: Option<&'a Cell<f64>>,
-    out: &'a mut Vec<RawHit>,
+    out: &'a mut SegmentHitStore,
 }
 
 impl SegmentFunctor<'_> {
-    fn push(&mut self, hit: RawHit) {
+    fn push(&mut self, hit: PendingHit) {
         if let Some(limit) = self.ratio_limit {
             if hit.ratio < limit.get() {
                 limit.set(hit.ratio);
@@ -259,15 +251,15 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
         let w = self.local_to_world.transform_point3(v.as_dvec3());
         let c = closest_point_on_segment(w, self.world_start, self.world_end);
         if c.point.distance(w) <= tol {
-            self.push(RawHit {
-                ratio: c.t,
+            self.push(PendingHit::new(
+                c.t,
                 primitive_index,
-                kind: PrimitiveKind::Point,
-                indices: smallvec![index],
-                weights: smallvec![1.0],
-                local_point: v.as_dvec3(),
-                local_normal: DVec3::ZERO,
-            });
+                PrimitiveKind::Point,
+                [index, 0, 0],
+                [1.0, 0.0, 0.0],
+                v.as_dvec3(),
+                DVec3::ZERO,
+            ));
         }
     }
 
@@ -278,15 +270,15 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
         let (s, t, on_segment, on_line) =
             closest_points_segment_segment(self.world_start, self.world_end, p, q);
         if on_segment.distance(on_line) <= tol {
-            self.push(RawHit {
-                ratio: s,
+            self.push(PendingHit::new(
+                s,
                 primitive_index,
-                kind: PrimitiveKind::Line,
-                indices: SmallVec::from_slice(&indices),
-                weights: smallvec![1.0 - t, t],
-                local_point: self.world_to_local.transform_point3(on_line),
-                local_normal: DVec3::ZERO,
-            });
+                PrimitiveKind::Line,
+                [indices[0], indices[1], 0],
+                [1.0 - t, t, 0.0],
+                self.world_to_local.transform_point3(on_line),
+                DVec3::ZERO,
+            ));
         }
     }
 
@@ -302,15 +294,15 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
             c,
             t_max,
         ) {
-            self.push(RawHit {
-                ratio: hit.t,
+            self.push(PendingHit::new(
+                hit.t,
                 primitive_index,
-                kind: PrimitiveKind::Triangle,
-                indices: SmallVec::from_slice(&indices),
-                weights: SmallVec::from_slice(&hit.weights),
-                local_point: self.segment.start + self.segment.direction * hit.t,
-                local_normal: hit.normal.normalize_or_zero(),
-            });
+                PrimitiveKind::Triangle,
+                indices,
+                hit.weights,
+                self.segment.start + self.segment.direction * hit.t,
+                hit.normal.normalize_or_zero(),
+            ));
         }
     }
 }
@@ -432,6 +424,7 @@ impl Intersector for LineSegmentIntersector {
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
         self.hits.clear();
+        self.pending.clear();
         self.world_slab = None;
         let m = frames.matrices(self.frame)?;
         self.world_start = m.frame_to_world.project_point3(self.start);
@@ -542,8 +535,7 @@ impl Intersector for LineSegmentIntersector {
         context: &DrawableContext<'_>,
         drawable: &dyn Drawable,
     ) {
-        let mut raw = std::mem::take(&mut self.scratch);
-        raw.clear();
+        self.pending.begin_visit();
         // Unless every hit is wanted, only this visit's nearest can be kept: the limit
         // starts at the best ratio so far (Nearest) and drops as hits are found.
         let limit = Cell::new(self.best_ratio());
@@ -555,7 +547,7 @@ impl Intersector for LineSegmentIntersector {
             local_to_world: context.local_to_world,
             world_to_local: context.world_to_local,
             ratio_limit: (self.limit != IntersectionLimit::None).then_some(&limit),
-            out: &mut raw,
+            out: &mut self.pending,
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
@@ -590,42 +582,13 @@ impl Intersector for LineSegmentIntersector {
             }
             None => drawable.accept(&mut functor),
         }
-        // Whatever order the primitives came in, hand them on in primitive order.
-        raw.sort_unstable_by(|a, b| {
-            a.primitive_index
-                .cmp(&b.primitive_index)
-                .then_with(|| a.indices.cmp(&b.indices))
-        });
-        if self.limit == IntersectionLimit::None {
-            let hits = raw.drain(..).map(|h| make_hit(h, context));
-            record_hits(&mut self.hits, hits, self.limit);
-        } else {
-            // One hit of this visit at most can be kept: the first of the smallest
-            // (ratio, primitive index), as the hit order would pick among this visit's
-            // hits (same drawable and path). Only it becomes a full record.
-            let earlier = |a: &RawHit, b: &RawHit| {
-                a.ratio
-                    .total_cmp(&b.ratio)
-                    .then(a.primitive_index.cmp(&b.primitive_index))
-                    .is_lt()
-            };
-            let mut best: Option<usize> = None;
-            for (k, h) in raw.iter().enumerate() {
-                if best.is_none_or(|b| earlier(h, &raw[b])) {
-                    best = Some(k);
-                }
-            }
-            if let Some(k) = best {
-                let hit = make_hit(raw.swap_remove(k), context);
-                record_hits(&mut self.hits, std::iter::once(hit), self.limit);
-            }
-            raw.clear();
-        }
-        self.scratch = raw;
+        // Hits are kept whatever order the primitives came in: the final order breaks
+        // every tie.
+        self.pending.end_visit(context, self.limit);
     }
 
     fn reached_limit(&self) -> bool {
-        self.limit == IntersectionLimit::One && !self.hits.is_empty()
+        self.limit == IntersectionLimit::One && !self.pending.is_empty()
     }
 
     /// Yes unless the limit is per drawable visit (`OnePerDrawable`).
@@ -634,24 +597,6 @@ impl Intersector for LineSegmentIntersector {
     }
 
     fn end(&mut self) {
-        sort_hits(&mut self.hits);
-    }
-}
-
-fn make_hit(h: RawHit, context: &DrawableContext<'_>) -> LineSegmentHit {
-    let normal_matrix = DMat3::from_mat4(*context.world_to_local).transpose();
-    LineSegmentHit {
-        ratio: h.ratio,
-        node_path: context.node_path.to_vec(),
-        drawable: context.drawable,
-        primitive_index: h.primitive_index,
-        primitive_kind: h.kind,
-        vertex_indices: h.indices,
-        barycentric: h.weights,
-        local_point: h.local_point,
-        world_point: context.local_to_world.transform_point3(h.local_point),
-        local_normal: h.local_normal,
-        world_normal: (normal_matrix * h.local_normal).normalize_or_zero(),
-        local_to_world: *context.local_to_world,
+        self.hits = self.pending.take_sorted();
     }
 }

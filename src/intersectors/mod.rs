@@ -14,6 +14,7 @@ mod line_segment;
 mod polytope;
 mod polytope_intersector;
 mod primitive_mask;
+mod segment_hit_store;
 mod segment_triangle;
 mod sphere;
 
