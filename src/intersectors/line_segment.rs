@@ -212,6 +212,27 @@ impl LineSegmentIntersector {
         self.hits.first()
     }
 
+    /// [`Intersector::enter_world_box`] before [`Intersector::begin_world_boxes`] (not
+    /// on the visitor's path): the slab test in `f64`, for the box alone.
+    #[cold]
+    #[inline(never)]
+    fn enter_world_box_exactly(&self, bound: &Aabb) -> Option<f64> {
+        let (min, max) = bound.as_dvec3();
+        let bound = BoundingBox { min, max };
+        let pad = self.tolerance.unwrap_or(0.0)
+            + cull_padding(
+                bound.radius(),
+                bound.min.abs().max(bound.max.abs()).max_element(),
+            );
+        segment_box_entry(
+            self.world_start,
+            self.world_end - self.world_start,
+            bound.min,
+            bound.max,
+            pad,
+        )
+    }
+
     fn best_ratio(&self) -> f64 {
         match self.limit {
             IntersectionLimit::Nearest => self.pending.first_ratio().unwrap_or(f64::INFINITY),
@@ -487,24 +508,12 @@ impl Intersector for LineSegmentIntersector {
         ));
     }
 
+    #[inline]
     fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
-        if let Some(slab) = &self.world_slab {
-            return slab.entry(bound).map(f64::from);
+        match &self.world_slab {
+            Some(slab) => slab.entry(bound).map(f64::from),
+            None => self.enter_world_box_exactly(bound),
         }
-        let (min, max) = bound.as_dvec3();
-        let bound = BoundingBox { min, max };
-        let pad = self.tolerance.unwrap_or(0.0)
-            + cull_padding(
-                bound.radius(),
-                bound.min.abs().max(bound.max.abs()).max_element(),
-            );
-        segment_box_entry(
-            self.world_start,
-            self.world_end - self.world_start,
-            bound.min,
-            bound.max,
-            pad,
-        )
     }
 
     fn world_limit(&self) -> f64 {

@@ -197,6 +197,21 @@ impl PolytopeIntersector {
     pub fn take_intersections(&mut self) -> Vec<PolytopeHit> {
         std::mem::take(&mut self.hits)
     }
+
+    /// [`Intersector::enter_world_box`] without a plane culler (before
+    /// [`Intersector::begin_world_boxes`], or for planes the culler cannot take): the
+    /// plane test in `f64`, for the box alone.
+    #[cold]
+    #[inline(never)]
+    fn enter_world_box_exactly(&self, bound: &Aabb) -> Option<f64> {
+        let (min, max) = bound.as_dvec3();
+        let bound = BoundingBox { min, max };
+        let pad = cull_padding(
+            bound.radius(),
+            bound.min.abs().max(bound.max.abs()).max_element(),
+        );
+        box_outside_no_plane(&self.world_normalized, bound.min, bound.max, pad).then_some(0.0)
+    }
 }
 
 /// A primitive's clipped part in the drawable's frame, before it becomes a hit: its
@@ -460,22 +475,17 @@ impl Intersector for PolytopeIntersector {
         };
     }
 
+    #[inline]
     fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
         if let Some(b) = &self.world_bounds {
             if !b.intersects(bound) {
                 return None;
             }
         }
-        if let Some(culler) = &self.world_culler {
-            return culler.overlaps(bound).then_some(0.0);
+        match &self.world_culler {
+            Some(culler) => culler.overlaps(bound).then_some(0.0),
+            None => self.enter_world_box_exactly(bound),
         }
-        let (min, max) = bound.as_dvec3();
-        let bound = BoundingBox { min, max };
-        let pad = cull_padding(
-            bound.radius(),
-            bound.min.abs().max(bound.max.abs()).max_element(),
-        );
-        box_outside_no_plane(&self.world_normalized, bound.min, bound.max, pad).then_some(0.0)
     }
 
     fn localize(&self, local_to_world: &DMat4, _world_to_local: &DMat4) -> LocalPolytope {

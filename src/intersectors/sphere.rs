@@ -162,6 +162,22 @@ impl SphereIntersector {
     pub fn take_intersections(&mut self) -> Vec<SphereHit> {
         std::mem::take(&mut self.hits)
     }
+
+    /// [`Intersector::enter_world_box`] before [`Intersector::begin_world_boxes`] (not
+    /// on the visitor's path): the ball test in `f64`, for the box alone.
+    #[cold]
+    #[inline(never)]
+    fn enter_world_box_exactly(&self, bound: &Aabb) -> Option<f64> {
+        let (min, max) = bound.as_dvec3();
+        let bound = BoundingBox { min, max };
+        let pad = cull_padding(
+            bound.radius(),
+            bound.min.abs().max(bound.max.abs()).max_element(),
+        );
+        let reach = self.radius + pad;
+        let nearest = self.world_center.clamp(bound.min, bound.max);
+        (nearest.distance_squared(self.world_center) <= reach * reach).then_some(0.0)
+    }
 }
 
 struct SphereFunctor<'a> {
@@ -311,19 +327,12 @@ impl Intersector for SphereIntersector {
         self.world_ball = Some(BallCuller::new(self.world_center, self.radius + pad, scale));
     }
 
+    #[inline]
     fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
-        if let Some(ball) = &self.world_ball {
-            return ball.overlaps(bound).then_some(0.0);
+        match &self.world_ball {
+            Some(ball) => ball.overlaps(bound).then_some(0.0),
+            None => self.enter_world_box_exactly(bound),
         }
-        let (min, max) = bound.as_dvec3();
-        let bound = BoundingBox { min, max };
-        let pad = cull_padding(
-            bound.radius(),
-            bound.min.abs().max(bound.max.abs()).max_element(),
-        );
-        let reach = self.radius + pad;
-        let nearest = self.world_center.clamp(bound.min, bound.max);
-        (nearest.distance_squared(self.world_center) <= reach * reach).then_some(0.0)
     }
 
     fn enter_drawable(&self, local: &LocalSphere, bound: &BoundingBox) -> bool {
