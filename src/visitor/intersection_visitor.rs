@@ -1,12 +1,10 @@
 //! [`IntersectionVisitor`]: walks the scene graph and feeds an intersector.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use glam::{DMat4, DVec3};
 
+use super::met_instances::MetInstances;
 use super::{DrawableContext, FrameContext, Intersector, Viewport};
-use crate::accel::{Aabb, Fragment, Gate, Instance, OrderedVisitor, SceneIndex};
+use crate::accel::{Aabb, Fragment, Gate, Instance, OrderedVisitor, SceneIndex, MAX_LEAF_ITEMS};
 use crate::drawable::Drawable;
 use crate::graph::{Lod, Node, NodeId, NodeKind, SceneGraph};
 use crate::intersectors::QueryError;
@@ -74,29 +72,7 @@ pub struct IntersectionVisitor {
     node_path: Vec<NodeId>,
     /// For the scene-index walk: the instances met by the current query, each with its
     /// position in that query's list of localized queries (kept to reuse the buffer).
-    met_instances: HashMap<u32, u32, BuildHasherDefault<InstanceHasher>>,
-}
-
-/// Hashes instance positions (small integers) for [`IntersectionVisitor::met_instances`]:
-/// a multiplicative hash, much cheaper than SipHash for keys no user controls.
-#[derive(Clone, Copy, Debug, Default)]
-struct InstanceHasher(u64);
-
-impl Hasher for InstanceHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        // Fibonacci hashing: the high bits, which hashbrown uses, mix every input bit.
-        self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
+    met_instances: MetInstances,
 }
 
 impl Default for IntersectionVisitor {
@@ -116,7 +92,7 @@ impl IntersectionVisitor {
             frames: FrameContext::default(),
             use_acceleration: true,
             node_path: Vec::new(),
-            met_instances: HashMap::default(),
+            met_instances: MetInstances::default(),
         }
     }
 
@@ -195,8 +171,8 @@ impl IntersectionVisitor {
     pub fn reset(&mut self) {
         let mut path = std::mem::take(&mut self.node_path);
         path.clear();
-        let mut met = std::mem::take(&mut self.met_instances);
-        met.clear();
+        // Every query starts with no instance met: the table needs no clearing.
+        let met = std::mem::take(&mut self.met_instances);
         *self = IntersectionVisitor {
             node_path: path,
             met_instances: met,
@@ -308,7 +284,7 @@ impl IntersectionVisitor {
         scene: &SceneGraph,
         index: &SceneIndex,
         intersector: &mut I,
-        met: &mut HashMap<u32, u32, BuildHasherDefault<InstanceHasher>>,
+        met: &mut MetInstances,
     ) {
         struct Walk<'a, I: Intersector> {
             visitor: &'a IntersectionVisitor,
@@ -316,16 +292,18 @@ impl IntersectionVisitor {
             instances: &'a [Instance],
             items: IndexItems<'a>,
             intersector: &'a mut I,
-            met: &'a mut HashMap<u32, u32, BuildHasherDefault<InstanceHasher>>,
+            met: &'a mut MetInstances,
             /// Per met instance: the query in its frame and the drawable, or `None` when
             /// the plain traversal would not reach it or its drawable's box is missed.
             locals: Vec<Option<(I::Local, &'a dyn Drawable)>>,
+            /// Whether the walk is nearest first.
+            ordered: bool,
         }
         impl<I: Intersector> Walk<'_, I> {
             /// The position in `locals` of instance `k`, localized on first use.
             fn slot(&mut self, k: u32) -> usize {
-                let slot = match self.met.get(&k) {
-                    Some(&slot) => slot,
+                let slot = match self.met.get(k) {
+                    Some(slot) => slot,
                     None => {
                         let scene = self.scene;
                         let instance = &self.instances[k as usize];
@@ -364,36 +342,80 @@ impl IntersectionVisitor {
                 self.intersector.world_limit()
             }
             fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
+                if !self.ordered || items.len() < 2 || items.len() > MAX_LEAF_ITEMS {
+                    for k in items {
+                        if self.intersector.reached_limit() {
+                            return false;
+                        }
+                        if let Some(t) = self.enter_item(k) {
+                            self.intersect_item(k, t);
+                        }
+                    }
+                    return !self.intersector.reached_limit();
+                }
+                // Nearest first within the leaf too, so a hit in a near item can spare
+                // the items past it (leaves `Bvh::build` makes hold at most
+                // `MAX_LEAF_ITEMS`).
+                let mut entered = [(0.0f64, 0u32); MAX_LEAF_ITEMS];
+                let mut count = 0;
                 for k in items {
+                    let Some(t) = self.enter_item(k) else {
+                        continue;
+                    };
+                    // Insertion by entry, after equal ones (item order breaks ties).
+                    let mut at = count;
+                    while at > 0 && entered[at - 1].0 > t {
+                        entered[at] = entered[at - 1];
+                        at -= 1;
+                    }
+                    entered[at] = (t, k as u32);
+                    count += 1;
+                }
+                for &(t, k) in &entered[..count] {
                     if self.intersector.reached_limit() {
                         return false;
                     }
-                    let (instance_index, bvh_node, world_box) = self.items.get(k);
-                    let instance = &self.instances[instance_index as usize];
-                    // Under a singular transform: the plain traversal never gets there.
-                    if !instance.active {
-                        continue;
-                    }
-                    let entered = self.intersector.enter_world_box(world_box);
-                    if entered.is_none_or(|t| t > self.intersector.world_limit()) {
-                        continue;
-                    }
-                    let slot = self.slot(instance_index);
-                    let Some((local, drawable)) = &self.locals[slot] else {
-                        continue;
-                    };
-                    let context = DrawableContext {
-                        scene: self.scene,
-                        node_path: &instance.path,
-                        drawable: instance.drawable,
-                        local_to_world: &instance.local_to_world,
-                        world_to_local: &instance.world_to_local,
-                        use_acceleration: true,
-                        bvh_node,
-                    };
-                    self.intersector.intersect(local, &context, *drawable);
+                    self.intersect_item(k as usize, t);
                 }
                 !self.intersector.reached_limit()
+            }
+        }
+        impl<I: Intersector> Walk<'_, I> {
+            /// Where the query enters the world box of item `k` of the index, or `None`
+            /// when it misses it or the plain traversal would never get there (an instance
+            /// under a singular transform).
+            #[inline(always)]
+            fn enter_item(&self, k: usize) -> Option<f64> {
+                let (instance_index, _, world_box) = self.items.get(k);
+                if !self.instances[instance_index as usize].active {
+                    return None;
+                }
+                self.intersector.enter_world_box(world_box)
+            }
+
+            /// Intersects item `k` of the index, whose world box the query enters at `t`,
+            /// unless `t` is past the query's limit.
+            #[inline(always)]
+            fn intersect_item(&mut self, k: usize, t: f64) {
+                if t > self.intersector.world_limit() {
+                    return;
+                }
+                let (instance_index, bvh_node, _) = self.items.get(k);
+                let instance = &self.instances[instance_index as usize];
+                let slot = self.slot(instance_index);
+                let Some((local, drawable)) = &self.locals[slot] else {
+                    return;
+                };
+                let context = DrawableContext {
+                    scene: self.scene,
+                    node_path: &instance.path,
+                    drawable: instance.drawable,
+                    local_to_world: &instance.local_to_world,
+                    world_to_local: &instance.world_to_local,
+                    use_acceleration: true,
+                    bvh_node,
+                };
+                self.intersector.intersect(local, &context, *drawable);
             }
         }
         let (tree, items) = if intersector.accepts_fragments() {
@@ -404,7 +426,7 @@ impl IntersectionVisitor {
         } else {
             (index.bvh(), IndexItems::Instances(index.instances()))
         };
-        met.clear();
+        met.start(index.instances().len());
         intersector.begin_world_boxes(&tree.bounds());
         let ordered = intersector.orders_world_boxes();
         let mut walk = Walk {
@@ -415,6 +437,7 @@ impl IntersectionVisitor {
             intersector,
             met,
             locals: Vec::new(),
+            ordered,
         };
         if ordered {
             tree.for_each_leaf_ordered(&mut walk);

@@ -6,6 +6,7 @@ mod coordinate_frame;
 mod frame_context;
 mod intersection_visitor;
 mod intersector;
+mod met_instances;
 
 pub use coordinate_frame::{ClipDepth, CoordinateFrame, Viewport};
 pub use frame_context::{FrameContext, FrameMatrices};
