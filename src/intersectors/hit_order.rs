@@ -51,10 +51,39 @@ pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut [H]) {
         }
         apply_order(hits, &mut order[..n]);
     } else {
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_by(|&a, &b| compare_hits(&hits[a as usize], &hits[b as usize]));
+        // Long lists (sphere and polytope queries touching many triangles): positions
+        // sorted by the leading number alone, as integers (cheap to compare, and an
+        // unstable sort needs no scratch allocation); only runs of equal numbers need
+        // the full key, with the position as last resort so equal keys keep their order.
+        let mut keyed: Vec<(i64, u32)> = (hits.iter().enumerate())
+            .map(|(k, h)| (total_order_key(h.key().0), k as u32))
+            .collect();
+        keyed.sort_unstable();
+        let mut run_start = 0;
+        while run_start < n {
+            let leading = keyed[run_start].0;
+            let run_end = run_start
+                + keyed[run_start..]
+                    .iter()
+                    .take_while(|&&(k, _)| k == leading)
+                    .count();
+            if run_end - run_start > 1 {
+                keyed[run_start..run_end].sort_unstable_by(|&(_, a), &(_, b)| {
+                    compare_hits(&hits[a as usize], &hits[b as usize]).then(a.cmp(&b))
+                });
+            }
+            run_start = run_end;
+        }
+        let mut order: Vec<u32> = keyed.into_iter().map(|(_, k)| k).collect();
         apply_order(hits, &mut order);
     }
+}
+
+/// An integer ordered as [`f64::total_cmp`] orders the floats.
+pub(crate) fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    // Negative floats order backwards as integers: flip all but the sign bit.
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
 }
 
 /// Moves the item at `order[i]` to position `i`, for every `i` (`order` is a
@@ -156,6 +185,34 @@ mod tests {
             reference.sort_by(compare_hits);
             let order = |v: &[Hit]| v.iter().map(|h| h.3).collect::<Vec<_>>();
             assert_eq!(order(&ours), order(&reference), "trial {trial}");
+        }
+    }
+
+    #[test]
+    fn total_order_key_orders_like_total_cmp() {
+        let values = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -1.0,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            0.25,
+            0.5,
+            1.0,
+            3.0e10,
+            f64::INFINITY,
+        ];
+        for a in values {
+            for b in values {
+                assert_eq!(
+                    total_order_key(a).cmp(&total_order_key(b)),
+                    a.total_cmp(&b),
+                    "{a} vs {b}"
+                );
+            }
         }
     }
 }

@@ -14,6 +14,7 @@ use std::ops::Range;
 use glam::{DMat3, DMat4, DVec3};
 use smallvec::SmallVec;
 
+use super::hit_order::total_order_key;
 use super::{LineSegmentHit, PrimitiveKind};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{DrawableContext, IntersectionLimit};
@@ -271,44 +272,4 @@ fn compare_across(
         .then(a.primitive_index.cmp(&b.primitive_index))
         .then_with(|| path_a.cmp(path_b))
         .then_with(|| a.indices[..a.vertex_count()].cmp(&b.indices[..b.vertex_count()]))
-}
-
-/// An integer ordered as [`f64::total_cmp`] orders the floats.
-fn total_order_key(x: f64) -> i64 {
-    let bits = x.to_bits() as i64;
-    // Negative floats order backwards as integers: flip all but the sign bit.
-    bits ^ (((bits >> 63) as u64) >> 1) as i64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn total_order_key_orders_like_total_cmp() {
-        let values = [
-            f64::NEG_INFINITY,
-            -1e300,
-            -2.5,
-            -1.0,
-            -f64::MIN_POSITIVE,
-            -0.0,
-            0.0,
-            f64::MIN_POSITIVE,
-            0.25,
-            0.5,
-            1.0,
-            3.0e10,
-            f64::INFINITY,
-        ];
-        for a in values {
-            for b in values {
-                assert_eq!(
-                    total_order_key(a).cmp(&total_order_key(b)),
-                    a.total_cmp(&b),
-                    "{a} vs {b}"
-                );
-            }
-        }
-    }
 }
