@@ -5,7 +5,7 @@ use std::cell::Cell;
 use glam::{DMat3, DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{cull_padding, HitKey, OrderedHit};
+use super::hit_order::cull_padding;
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
 use crate::accel::{Aabb, SegmentSlab};
@@ -47,17 +47,6 @@ pub struct LineSegmentHit {
     pub world_normal: DVec3,
     /// The drawable's local-to-world matrix.
     pub local_to_world: DMat4,
-}
-
-impl OrderedHit for LineSegmentHit {
-    fn key(&self) -> HitKey<'_> {
-        (
-            self.ratio,
-            self.drawable,
-            self.primitive_index,
-            &self.node_path,
-        )
-    }
 }
 
 /// Intersects a closed line segment with the scene (OSG's `LineSegmentIntersector`).

@@ -1,6 +1,7 @@
 //! [`IntersectionVisitor`]: walks the scene graph and feeds an intersector.
 
 use glam::{DMat4, DVec3};
+use smallvec::SmallVec;
 
 use super::met_instances::MetInstances;
 use super::{DrawableContext, FrameContext, Intersector, Viewport};
@@ -295,7 +296,8 @@ impl IntersectionVisitor {
             met: &'a mut MetInstances,
             /// Per met instance: the query in its frame and the drawable, or `None` when
             /// the plain traversal would not reach it or its drawable's box is missed.
-            locals: Vec<Option<(I::Local, &'a dyn Drawable)>>,
+            /// Most queries meet a few instances: those stay on the stack.
+            locals: SmallVec<[Option<(I::Local, &'a dyn Drawable)>; 4]>,
             /// Whether the walk is nearest first.
             ordered: bool,
         }
@@ -436,7 +438,7 @@ impl IntersectionVisitor {
             items,
             intersector,
             met,
-            locals: Vec::new(),
+            locals: SmallVec::new(),
             ordered,
         };
         if ordered {
