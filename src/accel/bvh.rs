@@ -328,17 +328,9 @@ impl Bvh {
         }
         let mut stack = [0u32; 64];
         let mut top = 1usize;
-        // Used only by trees deeper than the stack (not built by `build`).
-        let mut overflow: Vec<u32> = Vec::new();
-        while top > 0 || !overflow.is_empty() {
-            let index = match overflow.pop() {
-                Some(i) => i,
-                None => {
-                    top -= 1;
-                    stack[top]
-                }
-            };
-            let node = &self.nodes[index as usize];
+        while top > 0 {
+            top -= 1;
+            let node = &self.nodes[stack[top] as usize];
             if visitor.entry(&node.bounds).is_none() {
                 continue;
             }
@@ -350,11 +342,27 @@ impl Bvh {
                 stack[top] = node.first() + 1;
                 stack[top + 1] = node.first();
                 top += 2;
-            } else {
-                overflow.push(node.first() + 1);
-                overflow.push(node.first());
+            } else if !self.depth_first_from(node.first(), visitor)
+                || !self.depth_first_from(node.first() + 1, visitor)
+            {
+                // Deeper than the stack (not built by `build`): the subtree by recursion.
+                return;
             }
         }
+    }
+
+    /// [`for_each_leaf_depth_first`](Self::for_each_leaf_depth_first) from node `index`,
+    /// by recursion; false when a leaf stopped the walk.
+    fn depth_first_from(&self, index: u32, visitor: &mut impl OrderedVisitor) -> bool {
+        let node = &self.nodes[index as usize];
+        if visitor.entry(&node.bounds).is_none() {
+            return true;
+        }
+        if node.is_leaf() {
+            return visitor.leaf(node.items());
+        }
+        self.depth_first_from(node.first(), visitor)
+            && self.depth_first_from(node.first() + 1, visitor)
     }
 
     /// Nearest-first traversal driven by `visitor`: nodes it enters are visited in the
@@ -750,6 +758,55 @@ mod tests {
         };
         bvh.for_each_leaf_depth_first(&mut two);
         assert_eq!(two.leaves, expected[..2]);
+    }
+
+    #[test]
+    fn depth_first_walk_goes_deeper_than_its_stack() {
+        // A caterpillar 150 levels deep (an SAH build can make such chains from badly
+        // spread boxes), leaning left so the walk's stack grows by one per level: the
+        // children of node 0 are 1 and 2, and at every level the left child is interior
+        // (its children follow) and the right one is a leaf. Leaf items are numbered
+        // in left-first order: the deepest first.
+        const LEAVES: usize = 151;
+        let mut nodes = vec![BvhNode::interior(Aabb::EMPTY, 1)];
+        for level in 0..LEAVES - 2 {
+            nodes.push(BvhNode::interior(Aabb::EMPTY, nodes.len() + 2));
+            nodes.push(BvhNode::leaf(Aabb::EMPTY, LEAVES - 1 - level, 1));
+        }
+        nodes.push(BvhNode::leaf(Aabb::EMPTY, 0, 1));
+        nodes.push(BvhNode::leaf(Aabb::EMPTY, 1, 1));
+        let mut bvh = Bvh { nodes };
+        bvh.refit(|items| unit_box_at(items.start as f32 * 2.0));
+        struct Collect {
+            leaves: Vec<usize>,
+            stop_after: usize,
+        }
+        impl OrderedVisitor for Collect {
+            fn entry(&mut self, _: &Aabb) -> Option<f64> {
+                Some(0.0)
+            }
+            fn limit(&self) -> f64 {
+                f64::INFINITY
+            }
+            fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
+                self.leaves.push(items.start);
+                self.leaves.len() < self.stop_after
+            }
+        }
+        let mut all = Collect {
+            leaves: Vec::new(),
+            stop_after: usize::MAX,
+        };
+        bvh.for_each_leaf_depth_first(&mut all);
+        assert_eq!(all.leaves, (0..LEAVES).collect::<Vec<_>>());
+        // Stopping in the part beyond the stack's depth (the 88 deepest leaves) ends
+        // the whole walk.
+        let mut some = Collect {
+            leaves: Vec::new(),
+            stop_after: 40,
+        };
+        bvh.for_each_leaf_depth_first(&mut some);
+        assert_eq!(some.leaves, (0..40).collect::<Vec<_>>());
     }
 
     #[test]

@@ -287,6 +287,8 @@ impl IntersectionVisitor {
         intersector: &mut I,
         met: &mut MetInstances,
     ) {
+        /// A met instance's query in its frame, and its drawable.
+        type Localized<'a, L> = Option<(L, &'a dyn Drawable)>;
         struct Walk<'a, I: Intersector> {
             visitor: &'a IntersectionVisitor,
             scene: &'a SceneGraph,
@@ -297,7 +299,7 @@ impl IntersectionVisitor {
             /// Per met instance: the query in its frame and the drawable, or `None` when
             /// the plain traversal would not reach it or its drawable's box is missed.
             /// Most queries meet a few instances: those stay on the stack.
-            locals: SmallVec<[Option<(I::Local, &'a dyn Drawable)>; 4]>,
+            locals: SmallVec<[Localized<'a, I::Local>; 4]>,
             /// Whether the walk is nearest first.
             ordered: bool,
         }
@@ -334,6 +336,43 @@ impl IntersectionVisitor {
                     }
                 };
                 slot as usize
+            }
+
+            /// Where the query enters the world box of item `k` of the index, or `None`
+            /// when it misses it or the plain traversal would never get there (an instance
+            /// under a singular transform).
+            #[inline(always)]
+            fn enter_item(&self, k: usize) -> Option<f64> {
+                let (instance_index, _, world_box) = self.items.get(k);
+                if !self.instances[instance_index as usize].active {
+                    return None;
+                }
+                self.intersector.enter_world_box(world_box)
+            }
+
+            /// Intersects item `k` of the index, whose world box the query enters at `t`,
+            /// unless `t` is past the query's limit.
+            #[inline(always)]
+            fn intersect_item(&mut self, k: usize, t: f64) {
+                if t > self.intersector.world_limit() {
+                    return;
+                }
+                let (instance_index, bvh_node, _) = self.items.get(k);
+                let instance = &self.instances[instance_index as usize];
+                let slot = self.slot(instance_index);
+                let Some((local, drawable)) = &self.locals[slot] else {
+                    return;
+                };
+                let context = DrawableContext {
+                    scene: self.scene,
+                    node_path: &instance.path,
+                    drawable: instance.drawable,
+                    local_to_world: &instance.local_to_world,
+                    world_to_local: &instance.world_to_local,
+                    use_acceleration: true,
+                    bvh_node,
+                };
+                self.intersector.intersect(local, &context, *drawable);
             }
         }
         impl<I: Intersector> OrderedVisitor for Walk<'_, I> {
@@ -380,44 +419,6 @@ impl IntersectionVisitor {
                     self.intersect_item(k as usize, t);
                 }
                 !self.intersector.reached_limit()
-            }
-        }
-        impl<I: Intersector> Walk<'_, I> {
-            /// Where the query enters the world box of item `k` of the index, or `None`
-            /// when it misses it or the plain traversal would never get there (an instance
-            /// under a singular transform).
-            #[inline(always)]
-            fn enter_item(&self, k: usize) -> Option<f64> {
-                let (instance_index, _, world_box) = self.items.get(k);
-                if !self.instances[instance_index as usize].active {
-                    return None;
-                }
-                self.intersector.enter_world_box(world_box)
-            }
-
-            /// Intersects item `k` of the index, whose world box the query enters at `t`,
-            /// unless `t` is past the query's limit.
-            #[inline(always)]
-            fn intersect_item(&mut self, k: usize, t: f64) {
-                if t > self.intersector.world_limit() {
-                    return;
-                }
-                let (instance_index, bvh_node, _) = self.items.get(k);
-                let instance = &self.instances[instance_index as usize];
-                let slot = self.slot(instance_index);
-                let Some((local, drawable)) = &self.locals[slot] else {
-                    return;
-                };
-                let context = DrawableContext {
-                    scene: self.scene,
-                    node_path: &instance.path,
-                    drawable: instance.drawable,
-                    local_to_world: &instance.local_to_world,
-                    world_to_local: &instance.world_to_local,
-                    use_acceleration: true,
-                    bvh_node,
-                };
-                self.intersector.intersect(local, &context, *drawable);
             }
         }
         let (tree, items) = if intersector.accepts_fragments() {
