@@ -3,6 +3,8 @@
 
 use std::cmp::Ordering;
 
+use crate::accel::Aabb;
+use crate::bounding::BoundingBox;
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::IntersectionLimit;
 
@@ -58,24 +60,32 @@ pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut [H]) {
         let mut keyed: Vec<(i64, u32)> = (hits.iter().enumerate())
             .map(|(k, h)| (total_order_key(h.key().0), k as u32))
             .collect();
-        keyed.sort_unstable();
-        let mut run_start = 0;
-        while run_start < n {
-            let leading = keyed[run_start].0;
-            let run_end = run_start
-                + keyed[run_start..]
-                    .iter()
-                    .take_while(|&&(k, _)| k == leading)
-                    .count();
-            if run_end - run_start > 1 {
-                keyed[run_start..run_end].sort_unstable_by(|&(_, a), &(_, b)| {
-                    compare_hits(&hits[a as usize], &hits[b as usize]).then(a.cmp(&b))
-                });
-            }
-            run_start = run_end;
-        }
+        sort_keyed(&mut keyed, |a, b| {
+            compare_hits(&hits[a as usize], &hits[b as usize]).then(a.cmp(&b))
+        });
         let mut order: Vec<u32> = keyed.into_iter().map(|(_, k)| k).collect();
         apply_order(hits, &mut order);
+    }
+}
+
+/// Sorts `(key, position)` pairs by key, ordering the positions of equal keys with
+/// `tie` (an unstable sort: `tie` decides every order among equal keys). Keys are the
+/// leading number of a hit's order as [`total_order_key`] integers: cheap to compare,
+/// and rarely equal, so `tie`, which looks at the hits themselves, seldom runs.
+pub(crate) fn sort_keyed(keyed: &mut [(i64, u32)], mut tie: impl FnMut(u32, u32) -> Ordering) {
+    keyed.sort_unstable();
+    let mut run_start = 0;
+    while run_start < keyed.len() {
+        let key = keyed[run_start].0;
+        let run_end = run_start
+            + keyed[run_start..]
+                .iter()
+                .take_while(|&&(k, _)| k == key)
+                .count();
+        if run_end - run_start > 1 {
+            keyed[run_start..run_end].sort_unstable_by(|&(_, a), &(_, b)| tie(a, b));
+        }
+        run_start = run_end;
     }
 }
 
@@ -126,6 +136,18 @@ pub(crate) fn record_hits<H: OrderedHit>(
             }
         }
     }
+}
+
+/// An index box in `f64`, with the [`cull_padding`] for its size and place: what the
+/// intersectors' exact fallback tests of world boxes start from.
+pub(crate) fn padded_box(bound: &Aabb) -> (BoundingBox, f64) {
+    let (min, max) = bound.as_dvec3();
+    let bound = BoundingBox { min, max };
+    let pad = cull_padding(
+        bound.radius(),
+        bound.min.abs().max(bound.max.abs()).max_element(),
+    );
+    (bound, pad)
 }
 
 /// A tiny outward padding for bound culling, so a primitive lying exactly on its

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use glam::{DMat3, DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::cull_padding;
+use super::hit_order::{cull_padding, padded_box};
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
 use crate::accel::{Aabb, SegmentSlab};
@@ -206,13 +206,8 @@ impl LineSegmentIntersector {
     #[cold]
     #[inline(never)]
     fn enter_world_box_exactly(&self, bound: &Aabb) -> Option<f64> {
-        let (min, max) = bound.as_dvec3();
-        let bound = BoundingBox { min, max };
-        let pad = self.tolerance.unwrap_or(0.0)
-            + cull_padding(
-                bound.radius(),
-                bound.min.abs().max(bound.max.abs()).max_element(),
-            );
+        let (bound, pad) = padded_box(bound);
+        let pad = self.tolerance.unwrap_or(0.0) + pad;
         segment_box_entry(
             self.world_start,
             self.world_end - self.world_start,

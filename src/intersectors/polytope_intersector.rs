@@ -4,7 +4,7 @@ use glam::{DMat4, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
 use super::clipping::{clip_polygon, clip_segment, contains_point, plane_value, ClipPolygon};
-use super::hit_order::{cull_padding, record_hits, sort_hits, HitKey, OrderedHit};
+use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{Aabb, PlaneCuller};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -204,12 +204,7 @@ impl PolytopeIntersector {
     #[cold]
     #[inline(never)]
     fn enter_world_box_exactly(&self, bound: &Aabb) -> Option<f64> {
-        let (min, max) = bound.as_dvec3();
-        let bound = BoundingBox { min, max };
-        let pad = cull_padding(
-            bound.radius(),
-            bound.min.abs().max(bound.max.abs()).max_element(),
-        );
+        let (bound, pad) = padded_box(bound);
         box_outside_no_plane(&self.world_normalized, bound.min, bound.max, pad).then_some(0.0)
     }
 }

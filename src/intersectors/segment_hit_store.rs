@@ -2,11 +2,12 @@
 //! compact and turned into [`LineSegmentHit`] records once, in their final order, at the
 //! end.
 //!
-//! A full hit is ~330 bytes with its own node path allocation. Building one per
-//! primitive hit, then growing, sorting and (for `Nearest`) replacing a list of them
-//! cost an all-hits query on littlest_tokyo about a quarter of its instructions. Here a
-//! hit is a small record naming its drawable visit; each visit with hits stores its path
-//! (in one shared buffer) and matrices once; and the sort moves positions, not records.
+//! A full hit is ~330 bytes with its own node path allocation. It used to be built per
+//! primitive hit, in a list then grown by doubling, sorted by moving records and (under
+//! `Nearest`) replaced hit after hit. Here a hit is a ~100-byte record naming its
+//! drawable visit; each visit with hits stores its path (in one shared buffer) and
+//! matrices once; the sort moves positions, not records; and each full record is built
+//! once, in place (callgrind, littlest_tokyo, all hits: 4 % fewer instructions).
 
 use std::cmp::Ordering;
 use std::ops::Range;
@@ -14,7 +15,7 @@ use std::ops::Range;
 use glam::{DMat3, DMat4, DVec3};
 use smallvec::SmallVec;
 
-use super::hit_order::total_order_key;
+use super::hit_order::{sort_keyed, total_order_key};
 use super::{LineSegmentHit, PrimitiveKind};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{DrawableContext, IntersectionLimit};
@@ -198,39 +199,24 @@ impl SegmentHitStore {
     /// The kept hits as full records, sorted by ratio (ties by drawable, primitive index,
     /// node path and vertex indices); the store is left empty.
     pub fn take_sorted(&mut self) -> Vec<LineSegmentHit> {
-        // Positions are sorted by ratio alone, as integers that order like `total_cmp`
-        // (cheap to compare); only runs of equal ratios (rare) then need the full order,
-        // which looks up visits and paths.
+        // Positions sorted by ratio; only equal ratios (rare) look up visits and paths.
         let mut order: SmallVec<[(i64, u32); 32]> = (self.hits.iter())
             .enumerate()
             .map(|(k, h)| (total_order_key(h.ratio), k as u32))
             .collect();
-        order.sort_unstable();
-        let mut run_start = 0;
-        while run_start < order.len() {
-            let key = order[run_start].0;
-            let run_end = run_start
-                + order[run_start..]
-                    .iter()
-                    .take_while(|&&(k, _)| k == key)
-                    .count();
-            if run_end - run_start > 1 {
-                order[run_start..run_end].sort_unstable_by(|&(_, a), &(_, b)| {
-                    let (a, b) = (&self.hits[a as usize], &self.hits[b as usize]);
-                    let (va, vb) = (
-                        &self.visits[a.visit as usize],
-                        &self.visits[b.visit as usize],
-                    );
-                    compare_across(
-                        a,
-                        (va.drawable, &self.paths[va.path.clone()]),
-                        b,
-                        (vb.drawable, &self.paths[vb.path.clone()]),
-                    )
-                });
-            }
-            run_start = run_end;
-        }
+        sort_keyed(&mut order, |a, b| {
+            let (a, b) = (&self.hits[a as usize], &self.hits[b as usize]);
+            let (va, vb) = (
+                &self.visits[a.visit as usize],
+                &self.visits[b.visit as usize],
+            );
+            compare_across(
+                a,
+                (va.drawable, &self.paths[va.path.clone()]),
+                b,
+                (vb.drawable, &self.paths[vb.path.clone()]),
+            )
+        });
         let hits = order
             .iter()
             .map(|&(_, k)| {

@@ -2,7 +2,7 @@
 
 use glam::{DMat4, DVec3, Vec3};
 
-use super::hit_order::{cull_padding, record_hits, sort_hits, HitKey, OrderedHit};
+use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
 use super::line_segment::max_scale;
 use super::{PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{Aabb, BallCuller};
@@ -168,12 +168,7 @@ impl SphereIntersector {
     #[cold]
     #[inline(never)]
     fn enter_world_box_exactly(&self, bound: &Aabb) -> Option<f64> {
-        let (min, max) = bound.as_dvec3();
-        let bound = BoundingBox { min, max };
-        let pad = cull_padding(
-            bound.radius(),
-            bound.min.abs().max(bound.max.abs()).max_element(),
-        );
+        let (bound, pad) = padded_box(bound);
         let reach = self.radius + pad;
         let nearest = self.world_center.clamp(bound.min, bound.max);
         (nearest.distance_squared(self.world_center) <= reach * reach).then_some(0.0)
