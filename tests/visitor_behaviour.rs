@@ -669,3 +669,110 @@ fn edits_are_seen_by_the_next_query() {
     let far = (DVec3::new(20.0, 5.0, -20.0), DVec3::new(20.0, -5.0, -20.0));
     assert_eq!(segment_hits(&s, root, far.0, far.1).len(), 1);
 }
+
+/// A segment query that also refuses every drawable narrower than `min_width` in x: a
+/// filter, not a bounds cull, so it keeps the default `drawable_test_only_culls` (no).
+struct WideDrawablesOnly {
+    inner: LineSegmentIntersector,
+    min_width: f64,
+}
+
+impl Intersector for WideDrawablesOnly {
+    type Local = scene_intersect::intersectors::LocalSegment;
+    fn begin(&mut self, frames: &scene_intersect::visitor::FrameContext) -> Result<(), QueryError> {
+        self.inner.begin(frames)
+    }
+    fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> Self::Local {
+        self.inner.localize(local_to_world, world_to_local)
+    }
+    fn enter_node(
+        &self,
+        local: &Self::Local,
+        bound: &scene_intersect::bounding::BoundingSphere,
+    ) -> bool {
+        self.inner.enter_node(local, bound)
+    }
+    fn enter_drawable(
+        &self,
+        local: &Self::Local,
+        bound: &scene_intersect::bounding::BoundingBox,
+    ) -> bool {
+        bound.max.x - bound.min.x >= self.min_width && self.inner.enter_drawable(local, bound)
+    }
+    fn begin_world_boxes(&mut self, scene_bounds: &scene_intersect::accel::Aabb) {
+        self.inner.begin_world_boxes(scene_bounds)
+    }
+    fn enter_world_box(&self, bound: &scene_intersect::accel::Aabb) -> Option<f64> {
+        self.inner.enter_world_box(bound)
+    }
+    fn orders_world_boxes(&self) -> bool {
+        self.inner.orders_world_boxes()
+    }
+    fn world_limit(&self) -> f64 {
+        self.inner.world_limit()
+    }
+    fn intersect(
+        &mut self,
+        local: &Self::Local,
+        context: &scene_intersect::visitor::DrawableContext<'_>,
+        drawable: &dyn Drawable,
+    ) {
+        self.inner.intersect(local, context, drawable)
+    }
+    fn reached_limit(&self) -> bool {
+        self.inner.reached_limit()
+    }
+    fn accepts_fragments(&self) -> bool {
+        self.inner.accepts_fragments()
+    }
+    fn end(&mut self) {
+        // (`LineSegmentIntersector::end` alone would be the segment's end point.)
+        Intersector::end(&mut self.inner)
+    }
+}
+
+#[test]
+fn the_scene_index_asks_drawable_tests_that_do_more_than_cull() {
+    let (mut s, root) = scene();
+    // A 2-wide square at y = 2 above a 20-wide one at y = 0.
+    add_mesh(&mut s, root, "narrow", square_at(2.0));
+    let wide = triangles(
+        [
+            (-10.0, -10.0),
+            (10.0, -10.0),
+            (10.0, 10.0),
+            (10.0, 10.0),
+            (-10.0, 10.0),
+            (-10.0, -10.0),
+        ]
+        .map(|(x, z)| Vec3::new(x, 0.0, z))
+        .to_vec(),
+    );
+    let (_, wide) = add_mesh(&mut s, root, "wide", wide);
+    let (a, b) = (DVec3::new(0.5, 4.0, -0.25), DVec3::new(0.5, -4.0, -0.25));
+    // Both squares are hit by the plain segment: y = 2 at ratio 1/4, y = 0 at 1/2.
+    assert_eq!(segment_hits(&s, root, a, b).len(), 2);
+    for accelerated in [true, false] {
+        let mut query = WideDrawablesOnly {
+            inner: LineSegmentIntersector::new(a, b).unwrap(),
+            min_width: 10.0,
+        };
+        assert!(!query.drawable_test_only_culls());
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        visitor.apply(&s, root, &mut query).unwrap();
+        let hits = query.inner.intersections();
+        assert_eq!(hits.len(), 1, "accelerated: {accelerated}");
+        assert_eq!(hits[0].ratio, 0.5);
+        assert_eq!(hits[0].drawable, wide);
+    }
+    // The built-in intersectors' drawable tests only cull: the index walk skips them.
+    assert!(LineSegmentIntersector::new(a, b)
+        .unwrap()
+        .drawable_test_only_culls());
+    assert!(SphereIntersector::new(a, 1.0)
+        .unwrap()
+        .drawable_test_only_culls());
+    let unit_box = Polytope::from_oriented_box(a, DVec3::ONE, DQuat::IDENTITY).unwrap();
+    assert!(PolytopeIntersector::new(unit_box).drawable_test_only_culls());
+}

@@ -178,6 +178,10 @@ impl Intersector for AnyIntersector {
         dispatch!(self, i => i.accepts_fragments())
     }
 
+    fn drawable_test_only_culls(&self) -> bool {
+        dispatch!(self, i => i.drawable_test_only_culls())
+    }
+
     fn orders_world_boxes(&self) -> bool {
         dispatch!(self, i => i.orders_world_boxes())
     }
@@ -255,6 +259,11 @@ impl Intersector for IntersectorGroup {
     /// Only when every member accepts them: each fragment visit goes to every member.
     fn accepts_fragments(&self) -> bool {
         self.members.iter().all(|m| m.accepts_fragments())
+    }
+
+    /// When every member's does (each member's test is asked again per visit anyway).
+    fn drawable_test_only_culls(&self) -> bool {
+        self.members.iter().all(|m| m.drawable_test_only_culls())
     }
 
     /// When any member orders them.

@@ -589,6 +589,11 @@ impl Intersector for LineSegmentIntersector {
         self.limit != IntersectionLimit::OnePerDrawable
     }
 
+    /// Yes: the padded box test only culls.
+    fn drawable_test_only_culls(&self) -> bool {
+        true
+    }
+
     fn end(&mut self) {
         self.hits = self.pending.take_sorted();
     }

@@ -624,6 +624,11 @@ impl Intersector for PolytopeIntersector {
         self.limit != IntersectionLimit::OnePerDrawable
     }
 
+    /// Yes: the padded plane test only culls.
+    fn drawable_test_only_culls(&self) -> bool {
+        true
+    }
+
     /// No: its boxes have no order key (even `Nearest` must look at every candidate).
     fn orders_world_boxes(&self) -> bool {
         false

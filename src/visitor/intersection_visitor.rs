@@ -302,6 +302,10 @@ impl IntersectionVisitor {
             locals: SmallVec<[Localized<'a, I::Local>; 4]>,
             /// Whether the walk is nearest first.
             ordered: bool,
+            /// Whether the intersector's drawable test only culls (see
+            /// [`Intersector::drawable_test_only_culls`]): then the world boxes have
+            /// done its work.
+            skip_drawable_test: bool,
         }
         impl<I: Intersector> Walk<'_, I> {
             /// The position in `locals` of instance `k`, localized on first use.
@@ -314,20 +318,17 @@ impl IntersectionVisitor {
                         let local = self
                             .visitor
                             .reaches(scene, instance)
-                            .then(|| {
-                                Some((
-                                    scene.drawable(instance.drawable)?,
-                                    scene.drawable_bound(instance.drawable)?,
-                                ))
-                            })
+                            .then(|| scene.drawable(instance.drawable))
                             .flatten()
-                            .and_then(|(drawable, bound)| {
+                            .and_then(|drawable| {
                                 let local = self
                                     .intersector
                                     .localize(&instance.local_to_world, &instance.world_to_local);
-                                self.intersector
-                                    .enter_drawable(&local, &bound)
-                                    .then_some((local, drawable))
+                                let entered = self.skip_drawable_test
+                                    || scene.drawable_bound(instance.drawable).is_some_and(
+                                        |bound| self.intersector.enter_drawable(&local, &bound),
+                                    );
+                                entered.then_some((local, drawable))
                             });
                         let slot = self.locals.len() as u32;
                         self.locals.push(local);
@@ -432,6 +433,7 @@ impl IntersectionVisitor {
         met.start(index.instances().len());
         intersector.begin_world_boxes(&tree.bounds());
         let ordered = intersector.orders_world_boxes();
+        let skip_drawable_test = intersector.drawable_test_only_culls();
         let mut walk = Walk {
             visitor: self,
             scene,
@@ -441,6 +443,7 @@ impl IntersectionVisitor {
             met,
             locals: SmallVec::new(),
             ordered,
+            skip_drawable_test,
         };
         if ordered {
             tree.for_each_leaf_ordered(&mut walk);

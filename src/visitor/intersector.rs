@@ -150,6 +150,15 @@ pub trait Intersector {
         false
     }
 
+    /// Whether [`enter_drawable`](Self::enter_drawable) only culls by bounds: it refuses
+    /// a drawable only when no primitive inside `bound` could be hit. Then the
+    /// scene-index walk, which has already tested the instance's (or fragment's) box in
+    /// world space, skips it: the primitive tests decide alone, with the same results.
+    /// Default: no (the walk asks `enter_drawable`, as the plain traversal does).
+    fn drawable_test_only_culls(&self) -> bool {
+        false
+    }
+
     /// Called after the traversal: sorts the hits.
     fn end(&mut self) {}
 }
