@@ -56,7 +56,7 @@ pub struct LineSegmentHit {
 /// triangles coplanar with the segment are not hit. Points and lines are hit only when a
 /// [picking tolerance](Self::set_picking_tolerance) is set: then any within that world
 /// distance of the segment is. Hits are sorted by [`LineSegmentHit::ratio`] (ties by
-/// drawable, primitive index and node path).
+/// drawable, primitive index, node path, then vertex indices).
 ///
 /// ```
 /// use scene_intersect::intersectors::LineSegmentIntersector;
