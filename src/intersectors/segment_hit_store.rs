@@ -15,7 +15,7 @@ use std::ops::Range;
 use glam::{DMat3, DMat4, DVec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{sort_keyed, total_order_key};
+use super::hit_order::{compare_keys, sort_keyed, total_order_key};
 use super::{LineSegmentHit, PrimitiveKind};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{DrawableContext, IntersectionLimit};
@@ -244,18 +244,18 @@ impl SegmentHitStore {
     }
 }
 
-/// The hit order across visits: ratio, drawable, primitive index, node path, then
-/// vertex indices (hits equal in all of these are equal in every field).
+/// The hit order across visits: the intersectors' shared key (ratio, drawable,
+/// primitive index, node path), then vertex indices (hits equal in all of these are
+/// equal in every field).
 fn compare_across(
     a: &PendingHit,
     (drawable_a, path_a): (DrawableId, &[NodeId]),
     b: &PendingHit,
     (drawable_b, path_b): (DrawableId, &[NodeId]),
 ) -> Ordering {
-    a.ratio
-        .total_cmp(&b.ratio)
-        .then(drawable_a.cmp(&drawable_b))
-        .then(a.primitive_index.cmp(&b.primitive_index))
-        .then_with(|| path_a.cmp(path_b))
-        .then_with(|| a.indices[..a.vertex_count()].cmp(&b.indices[..b.vertex_count()]))
+    compare_keys(
+        (a.ratio, drawable_a, a.primitive_index, path_a),
+        (b.ratio, drawable_b, b.primitive_index, path_b),
+    )
+    .then_with(|| a.indices[..a.vertex_count()].cmp(&b.indices[..b.vertex_count()]))
 }

@@ -339,26 +339,25 @@ impl IntersectionVisitor {
                 slot as usize
             }
 
-            /// Where the query enters the world box of item `k` of the index, or `None`
-            /// when it misses it or the plain traversal would never get there (an instance
-            /// under a singular transform).
+            /// Where the query enters an index item's world box, or `None` when it misses
+            /// it or the plain traversal would never get there (an instance under a
+            /// singular transform).
             #[inline(always)]
-            fn enter_item(&self, k: usize) -> Option<f64> {
-                let (instance_index, _, world_box) = self.items.get(k);
+            fn enter_item(&self, instance_index: u32, world_box: &Aabb) -> Option<f64> {
                 if !self.instances[instance_index as usize].active {
                     return None;
                 }
                 self.intersector.enter_world_box(world_box)
             }
 
-            /// Intersects item `k` of the index, whose world box the query enters at `t`,
-            /// unless `t` is past the query's limit.
+            /// Intersects the primitives below `bvh_node` of instance `instance_index`,
+            /// whose world box the query enters at `t`, unless `t` is past the query's
+            /// limit.
             #[inline(always)]
-            fn intersect_item(&mut self, k: usize, t: f64) {
+            fn intersect_item(&mut self, instance_index: u32, bvh_node: u32, t: f64) {
                 if t > self.intersector.world_limit() {
                     return;
                 }
-                let (instance_index, bvh_node, _) = self.items.get(k);
                 let instance = &self.instances[instance_index as usize];
                 let slot = self.slot(instance_index);
                 let Some((local, drawable)) = &self.locals[slot] else {
@@ -389,8 +388,9 @@ impl IntersectionVisitor {
                         if self.intersector.reached_limit() {
                             return false;
                         }
-                        if let Some(t) = self.enter_item(k) {
-                            self.intersect_item(k, t);
+                        let (instance_index, bvh_node, world_box) = self.items.get(k);
+                        if let Some(t) = self.enter_item(instance_index, world_box) {
+                            self.intersect_item(instance_index, bvh_node, t);
                         }
                     }
                     return !self.intersector.reached_limit();
@@ -401,7 +401,8 @@ impl IntersectionVisitor {
                 let mut entered = [(0.0f64, 0u32); MAX_LEAF_ITEMS];
                 let mut count = 0;
                 for k in items {
-                    let Some(t) = self.enter_item(k) else {
+                    let (instance_index, _, world_box) = self.items.get(k);
+                    let Some(t) = self.enter_item(instance_index, world_box) else {
                         continue;
                     };
                     // Insertion by entry, after equal ones (item order breaks ties).
@@ -417,7 +418,8 @@ impl IntersectionVisitor {
                     if self.intersector.reached_limit() {
                         return false;
                     }
-                    self.intersect_item(k as usize, t);
+                    let (instance_index, bvh_node, _) = self.items.get(k as usize);
+                    self.intersect_item(instance_index, bvh_node, t);
                 }
                 !self.intersector.reached_limit()
             }
