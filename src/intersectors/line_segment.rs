@@ -241,12 +241,15 @@ struct SegmentFunctor<'a> {
 
 impl SegmentFunctor<'_> {
     fn push(&mut self, hit: PendingHit) {
-        if let Some(limit) = self.ratio_limit {
-            if hit.ratio < limit.get() {
-                limit.set(hit.ratio);
+        match self.ratio_limit {
+            Some(limit) => {
+                if hit.ratio < limit.get() {
+                    limit.set(hit.ratio);
+                }
+                self.out.push_best_of_visit(hit);
             }
+            None => self.out.push(hit),
         }
-        self.out.push(hit);
     }
 }
 

@@ -100,7 +100,8 @@ pub(crate) struct SegmentHitStore {
     // the visit being tested): such a query allocates nothing here.
     hits: SmallVec<[PendingHit; 2]>,
     visits: SmallVec<[HitVisit; 1]>,
-    paths: SmallVec<[NodeId; 8]>,
+    /// Paths of up to 32 nodes (deep glTF hierarchies) stay inline.
+    paths: SmallVec<[NodeId; 32]>,
     /// Where the current visit's hits start in `hits`.
     visit_start: usize,
 }
@@ -142,6 +143,24 @@ impl SegmentHitStore {
             visit: self.visits.len() as u32,
             ..hit
         });
+    }
+
+    /// Adds a hit of the current visit when only the visit's best hit will be kept (any
+    /// limit but `None`): it replaces the visit's hit so far if it comes first, so the
+    /// store holds at most one hit per visit and never leaves its inline room for it.
+    #[inline]
+    pub fn push_best_of_visit(&mut self, hit: PendingHit) {
+        match self.hits.get_mut(self.visit_start) {
+            Some(best) => {
+                if hit.compare_in_visit(best).is_lt() {
+                    *best = PendingHit {
+                        visit: best.visit,
+                        ..hit
+                    };
+                }
+            }
+            None => self.push(hit),
+        }
     }
 
     /// Ends the current visit, in `context`, keeping its hits as `limit` says: all of
@@ -258,4 +277,44 @@ fn compare_across(
         (b.ratio, drawable_b, b.primitive_index, path_b),
     )
     .then_with(|| a.indices[..a.vertex_count()].cmp(&b.indices[..b.vertex_count()]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(ratio: f64, primitive_index: u32) -> PendingHit {
+        PendingHit::new(
+            ratio,
+            primitive_index,
+            PrimitiveKind::Triangle,
+            [0, 1, 2],
+            [1.0, 0.0, 0.0],
+            DVec3::ZERO,
+            DVec3::Z,
+        )
+    }
+
+    #[test]
+    fn a_limited_visit_keeps_only_its_best_hit_inline() {
+        let mut store = SegmentHitStore::default();
+        store.begin_visit();
+        for (ratio, primitive) in [(0.5, 7), (0.25, 9), (0.75, 1), (0.25, 3), (0.3, 0)] {
+            store.push_best_of_visit(hit(ratio, primitive));
+        }
+        // The nearest; of the two at 0.25, the lower primitive index.
+        assert_eq!(store.hits.len(), 1);
+        assert_eq!(
+            (store.hits[0].ratio, store.hits[0].primitive_index),
+            (0.25, 3)
+        );
+        assert!(!store.hits.spilled());
+        // A second visit keeps its own best beside the first's.
+        store.begin_visit();
+        store.push_best_of_visit(hit(0.9, 4));
+        store.push_best_of_visit(hit(0.1, 5));
+        assert_eq!(store.hits.len(), 2);
+        assert_eq!(store.hits[0].primitive_index, 3);
+        assert_eq!(store.hits[1].primitive_index, 5);
+    }
 }
