@@ -75,7 +75,7 @@ impl Aabb {
 
     /// Half the surface area (the SAH only compares areas).
     #[inline]
-    fn half_area(&self) -> f32 {
+    pub(super) fn half_area(&self) -> f32 {
         let d = (self.max - self.min).max(Vec3::ZERO);
         d.x * d.y + d.y * d.z + d.z * d.x
     }
@@ -166,6 +166,12 @@ pub trait OrderedVisitor {
     fn limit(&self) -> f64;
     /// Handles a leaf's item range; false stops the walk.
     fn leaf(&mut self, items: std::ops::Range<usize>) -> bool;
+    /// The keys of four boxes at once, for a [`WideBvh`](super::WideBvh) node. The
+    /// default asks [`entry`](Self::entry) lane by lane; a visitor with a SIMD test
+    /// overrides it (the answer must be the same, keys rounded down to `f32`).
+    fn entries(&mut self, boxes: &super::Aabb4) -> super::WideEntries {
+        super::WideEntries::from_lanes(std::array::from_fn(|lane| self.entry(&boxes.get(lane))))
+    }
 }
 
 /// A built hierarchy: the nodes (root first) and the order items must be stored in.

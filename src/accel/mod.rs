@@ -14,8 +14,11 @@
 //! [accept fragments](crate::visitor::Intersector::accepts_fragments) are walked over
 //! the second, so the parts of big overlapping meshes are ordered together instead of
 //! each mesh being entered from its root (Benthin et al., "Improved two-level BVHs
-//! using partial re-braiding", HPG 2017).
+//! using partial re-braiding", HPG 2017). Both are built by the binary SAH [`Bvh`] and
+//! collapsed to four children per node ([`WideBvh`]), so a query tests four boxes
+//! ([`Aabb4`]) with one set of SIMD operations.
 
+mod aabb4;
 mod ball_culler;
 mod bvh;
 mod plane_culler;
@@ -23,7 +26,9 @@ mod primitive_bvh;
 mod scene_index;
 mod segment_slab;
 mod triangle_list;
+mod wide_bvh;
 
+pub use aabb4::{Aabb4, WideEntries};
 pub use ball_culler::BallCuller;
 pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_BVH_ITEMS, MAX_LEAF_ITEMS};
 pub use plane_culler::{BoxMargins, PlaneCuller, MAX_CULLED_PLANES};
@@ -32,3 +37,4 @@ pub use scene_index::{
     Fragment, Gate, Instance, SceneIndex, FRAGMENT_PRIMITIVES, UNCUT_PRIMITIVES,
 };
 pub use segment_slab::SegmentSlab;
+pub use wide_bvh::{WideBvh, WideNode};

@@ -1,5 +1,6 @@
 //! [`SceneIndex`]: a BVH over every drawable instance under a root (two-level
-//! acceleration, as Embree and OptiX do it), so a query does not walk the graph.
+//! acceleration, as Embree and OptiX do it), so a query does not walk the graph. Its
+//! trees are [`WideBvh`]s: four children per node, tested together.
 //!
 //! Each instance is one (node path, drawable) occurrence with the local-to-world matrix
 //! and its inverse computed exactly as the plain traversal computes them (same products
@@ -19,6 +20,7 @@ use glam::{DMat4, DVec3};
 use smallvec::SmallVec;
 
 use super::bvh::{Aabb, Bvh};
+use super::wide_bvh::WideBvh;
 use crate::graph::{DrawableId, NodeId, NodeKind, SceneGraph};
 
 /// A per-query condition on an instance's path.
@@ -99,9 +101,9 @@ pub const UNCUT_PRIMITIVES: usize = 48;
 /// instances cut into [fragments](Fragment) in a second BVH.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SceneIndex {
-    bvh: Bvh,
+    bvh: WideBvh,
     instances: Vec<Instance>,
-    fragment_bvh: Bvh,
+    fragment_bvh: WideBvh,
     fragments: Vec<Fragment>,
     refits: u64,
 }
@@ -140,9 +142,9 @@ impl SceneIndex {
         let (fragment_bvh, order) = Bvh::build(&boxes);
         let fragments = order.iter().map(|&i| fragments[i as usize]).collect();
         SceneIndex {
-            bvh,
+            bvh: WideBvh::from_binary(&bvh),
             instances,
-            fragment_bvh,
+            fragment_bvh: WideBvh::from_binary(&fragment_bvh),
             fragments,
             refits: 0,
         }
@@ -154,7 +156,7 @@ impl SceneIndex {
     }
 
     /// The tree over the fragments' world boxes.
-    pub fn fragment_bvh(&self) -> &Bvh {
+    pub fn fragment_bvh(&self) -> &WideBvh {
         &self.fragment_bvh
     }
 
@@ -182,7 +184,7 @@ impl SceneIndex {
     }
 
     /// The tree over the instances' world boxes.
-    pub fn bvh(&self) -> &Bvh {
+    pub fn bvh(&self) -> &WideBvh {
         &self.bvh
     }
 

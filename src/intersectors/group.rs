@@ -1,12 +1,12 @@
 //! [`IntersectorGroup`]: several queries answered in one traversal.
 
-use glam::DMat4;
+use glam::{DMat4, Vec4};
 
 use super::line_segment::LocalSegment;
 use super::polytope_intersector::LocalPolytope;
 use super::sphere::LocalSphere;
 use super::{LineSegmentIntersector, PolytopeIntersector, QueryError, SphereIntersector};
-use crate::accel::Aabb;
+use crate::accel::{Aabb, Aabb4, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::Drawable;
 use crate::visitor::{DrawableContext, FrameContext, Intersector};
@@ -157,6 +157,10 @@ impl Intersector for AnyIntersector {
         dispatch!(self, i => i.enter_world_box(bound))
     }
 
+    fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
+        dispatch!(self, i => i.enter_world_boxes(boxes))
+    }
+
     fn world_limit(&self) -> f64 {
         dispatch!(self, i => i.world_limit())
     }
@@ -225,6 +229,27 @@ impl Intersector for IntersectorGroup {
             .filter(|m| !m.reached_limit())
             .filter_map(|m| m.enter_world_box(bound).filter(|&t| t <= m.world_limit()))
             .min_by(f64::total_cmp)
+    }
+
+    /// The members' four-box tests, lanes past a member's limit dropped: entered when
+    /// any member enters, keyed by the nearest member key.
+    fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
+        let mut combined = WideEntries {
+            mask: 0,
+            keys: Vec4::INFINITY,
+        };
+        for m in self.members.iter().filter(|m| !m.reached_limit()) {
+            let entries = m.enter_world_boxes(boxes);
+            let limit = m.world_limit();
+            for lane in 0..4 {
+                let key = entries.keys[lane];
+                if entries.mask & (1 << lane) != 0 && f64::from(key) <= limit {
+                    combined.mask |= 1 << lane;
+                    combined.keys[lane] = combined.keys[lane].min(key);
+                }
+            }
+        }
+        combined
     }
 
     fn enter_drawable(&self, local: &Vec<AnyLocal>, bound: &BoundingBox) -> bool {

@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 use super::hit_order::{cull_padding, padded_box};
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
-use crate::accel::{Aabb, SegmentSlab};
+use crate::accel::{Aabb, Aabb4, SegmentSlab, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::closest_point_on_segment;
 use crate::drawable::{Drawable, PrimitiveFunctor};
@@ -500,6 +500,16 @@ impl Intersector for LineSegmentIntersector {
         match &self.world_slab {
             Some(slab) => slab.entry(bound).map(f64::from),
             None => self.enter_world_box_exactly(bound),
+        }
+    }
+
+    #[inline]
+    fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
+        match &self.world_slab {
+            Some(slab) => slab.entries(boxes),
+            None => WideEntries::from_lanes(std::array::from_fn(|lane| {
+                self.enter_world_box_exactly(&boxes.get(lane))
+            })),
         }
     }
 

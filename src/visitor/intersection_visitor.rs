@@ -5,7 +5,9 @@ use smallvec::SmallVec;
 
 use super::met_instances::MetInstances;
 use super::{DrawableContext, FrameContext, Intersector, Viewport};
-use crate::accel::{Aabb, Fragment, Gate, Instance, OrderedVisitor, SceneIndex, MAX_LEAF_ITEMS};
+use crate::accel::{
+    Aabb, Aabb4, Fragment, Gate, Instance, OrderedVisitor, SceneIndex, WideEntries, MAX_LEAF_ITEMS,
+};
 use crate::drawable::Drawable;
 use crate::graph::{Lod, Node, NodeId, NodeKind, SceneGraph};
 use crate::intersectors::QueryError;
@@ -378,6 +380,9 @@ impl IntersectionVisitor {
         impl<I: Intersector> OrderedVisitor for Walk<'_, I> {
             fn entry(&mut self, bounds: &Aabb) -> Option<f64> {
                 self.intersector.enter_world_box(bounds)
+            }
+            fn entries(&mut self, boxes: &Aabb4) -> WideEntries {
+                self.intersector.enter_world_boxes(boxes)
             }
             fn limit(&self) -> f64 {
                 self.intersector.world_limit()

@@ -3,7 +3,7 @@
 use glam::DMat4;
 
 use super::FrameContext;
-use crate::accel::Aabb;
+use crate::accel::{Aabb, Aabb4, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::Drawable;
 use crate::graph::{DrawableId, NodeId, SceneGraph};
@@ -108,6 +108,16 @@ pub trait Intersector {
     fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
         let _ = bound;
         Some(0.0)
+    }
+
+    /// [`enter_world_box`](Self::enter_world_box) for four boxes at once (a node of the
+    /// scene index's [`WideBvh`](crate::accel::WideBvh)s), keys rounded down to `f32`
+    /// ([`WideEntries::key_below`]). The default asks `enter_world_box` box by box; the
+    /// built-in intersectors test the four together.
+    fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
+        WideEntries::from_lanes(std::array::from_fn(|lane| {
+            self.enter_world_box(&boxes.get(lane))
+        }))
     }
 
     /// Whether the scene-index walk visits boxes nearest first, by the keys of
