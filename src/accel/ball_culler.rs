@@ -5,9 +5,9 @@
 //! `f32` and the arithmetic can cost, so it never drops a box the exact tests could
 //! find something in.
 
-use glam::{DVec3, Vec3};
+use glam::{DVec3, Vec3, Vec4};
 
-use super::Aabb;
+use super::{Aabb, Aabb4};
 
 /// Relative margin for the rounding of the `f32` arithmetic.
 const ROUNDING_MARGIN: f64 = 1.0 / (1u32 << 18) as f64;
@@ -57,6 +57,28 @@ impl BallCuller {
                 .distance_squared(self.center)
                 <= self.reach_squared
     }
+
+    /// [`overlaps`](Self::overlaps) for four boxes at once (bit `k` for box `k`): the
+    /// same arithmetic, lane by lane.
+    #[inline]
+    pub fn overlapping(&self, b: &Aabb4) -> u32 {
+        if self.accept_all {
+            return 0b1111;
+        }
+        // The clamp and the sum in `overlaps`' order (`Vec3::clamp`, then
+        // `distance_squared`: x, then y, then z).
+        let offset = |c: f32, min: Vec4, max: Vec4| {
+            let c = Vec4::splat(c);
+            c.max(min).min(max) - c
+        };
+        let dx = offset(self.center.x, b.min_x, b.max_x);
+        let dy = offset(self.center.y, b.min_y, b.max_y);
+        let dz = offset(self.center.z, b.min_z, b.max_z);
+        let distance_squared = dx * dx + dy * dy + dz * dz;
+        distance_squared
+            .cmple(Vec4::splat(self.reach_squared))
+            .bitmask()
+    }
 }
 
 #[cfg(test)]
@@ -77,6 +99,34 @@ mod tests {
         assert!(BallCuller::new(c, 0.9, 2.0).overlaps(&unit));
         // Inside.
         assert!(BallCuller::new(DVec3::splat(0.5), 0.01, 2.0).overlaps(&unit));
+    }
+
+    #[test]
+    fn four_boxes_at_once_agree_with_one_at_a_time() {
+        let ball = BallCuller::new(DVec3::new(0.3, -0.2, 0.9), 1.25, 4.0);
+        let mut boxes = Aabb4::EMPTY;
+        let mut i = 0;
+        for x in [-3.0f32, -1.0, 0.0, 1.2, 2.0] {
+            for z in [-2.0f32, 0.5, 1.9, 3.0] {
+                let min = Vec3::new(x, -0.5, z);
+                boxes.set(
+                    i % 4,
+                    &Aabb {
+                        min,
+                        max: min + Vec3::new(0.7, 0.4, 0.3),
+                    },
+                );
+                i += 1;
+                if i % 4 == 0 {
+                    let mask = ball.overlapping(&boxes);
+                    for lane in 0..4 {
+                        let one = ball.overlaps(&boxes.get(lane));
+                        assert_eq!(mask & (1 << lane) != 0, one);
+                    }
+                }
+            }
+        }
+        assert_eq!(ball.overlapping(&Aabb4::EMPTY), 0);
     }
 
     #[test]

@@ -15,7 +15,7 @@
 
 use glam::{DVec4, Vec3, Vec4};
 
-use super::Aabb;
+use super::{Aabb, Aabb4};
 
 /// Relative margin for the rounding of the `f32` plane arithmetic.
 const ROUNDING_MARGIN: f64 = 1.0 / (1u32 << 18) as f64;
@@ -266,6 +266,36 @@ impl PlaneCuller {
         !outside
     }
 
+    /// [`overlaps`](Self::overlaps) for four boxes at once (bit `k` for box `k`): the
+    /// same arithmetic, lane by lane.
+    #[inline]
+    pub fn overlapping(&self, b: &Aabb4) -> u32 {
+        let l = match &self.planes {
+            CullPlanes::Lanes(l) => l,
+            CullPlanes::Many(_) => {
+                return (0..4)
+                    .filter(|&lane| self.overlaps(&b.get(lane)))
+                    .fold(0, |mask, lane| mask | 1 << lane)
+            }
+        };
+        let mut outside = 0;
+        for k in 0..self.count {
+            let (q, lane) = (k / 4, k % 4);
+            let (nx, ny, nz) = (
+                Vec4::splat(l.nx[q][lane]),
+                Vec4::splat(l.ny[q][lane]),
+                Vec4::splat(l.nz[q][lane]),
+            );
+            let x = (nx * b.min_x).max(nx * b.max_x);
+            let y = (ny * b.min_y).max(ny * b.max_y);
+            let z = (nz * b.min_z).max(nz * b.max_z);
+            let far = x + y + z + Vec4::splat(l.offset[q][lane]);
+            let below = -(l.offset_margin[q][lane] + self.margins.outside);
+            outside |= far.cmplt(Vec4::splat(below)).bitmask();
+        }
+        !outside & 0b1111
+    }
+
     /// [`PlaneCuller::classify_with`] for more than [`LANES`] planes.
     fn classify_one_by_one(
         planes: &[CullPlane],
@@ -383,6 +413,34 @@ mod tests {
                     "box [{lo}, {}]",
                     lo + size
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn four_boxes_at_once_agree_with_one_at_a_time() {
+        let twice: Vec<DVec4> = cube_planes().into_iter().cycle().take(12).collect();
+        let unbounded_x = Aabb {
+            min: Vec3::new(f32::NEG_INFINITY, 0.25, 0.25),
+            max: Vec3::new(f32::INFINITY, 0.75, 0.75),
+        };
+        let mut candidates = vec![unbounded_x];
+        for lo in [-3.0f32, -1.0, -0.5, 0.0, 0.25, 0.9, 1.0, 2.0] {
+            for size in [0.1f32, 0.5, 1.0, 4.0] {
+                candidates.push(b(lo, lo + size));
+            }
+        }
+        for planes in [cube_planes(), twice] {
+            let c = PlaneCuller::new(&planes, 0.0, 10.0).unwrap();
+            for four in candidates.chunks(4) {
+                let mut boxes = Aabb4::EMPTY;
+                for (lane, bx) in four.iter().enumerate() {
+                    boxes.set(lane, bx);
+                }
+                let mask = c.overlapping(&boxes);
+                for (lane, bx) in four.iter().enumerate() {
+                    assert_eq!(mask & (1 << lane) != 0, c.overlaps(bx), "box {bx:?}");
+                }
             }
         }
     }

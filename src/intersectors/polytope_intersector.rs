@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 use super::clipping::{clip_polygon, clip_segment, contains_point, plane_value, ClipPolygon};
 use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
-use crate::accel::{Aabb, PlaneCuller};
+use crate::accel::{Aabb, Aabb4, PlaneCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
@@ -480,6 +480,30 @@ impl Intersector for PolytopeIntersector {
         match &self.world_culler {
             Some(culler) => culler.overlaps(bound).then_some(0.0),
             None => self.enter_world_box_exactly(bound),
+        }
+    }
+
+    #[inline]
+    fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
+        let mut mask = 0b1111;
+        if let Some(b) = &self.world_bounds {
+            mask = boxes.intersecting(b);
+            if mask == 0 {
+                return WideEntries::NONE;
+            }
+        }
+        mask &= match &self.world_culler {
+            Some(culler) => culler.overlapping(boxes),
+            None => {
+                WideEntries::from_lanes(std::array::from_fn(|lane| {
+                    self.enter_world_box_exactly(&boxes.get(lane))
+                }))
+                .mask
+            }
+        };
+        WideEntries {
+            mask,
+            keys: glam::Vec4::ZERO,
         }
     }
 

@@ -5,7 +5,7 @@ use glam::{DMat4, DVec3, Vec3};
 use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
 use super::line_segment::max_scale;
 use super::{PrimitiveKind, PrimitiveMask, QueryError};
-use crate::accel::{Aabb, BallCuller};
+use crate::accel::{Aabb, Aabb4, BallCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::{closest_point_on_segment, closest_point_on_triangle};
 use crate::drawable::{Drawable, PrimitiveFunctor};
@@ -327,6 +327,19 @@ impl Intersector for SphereIntersector {
         match &self.world_ball {
             Some(ball) => ball.overlaps(bound).then_some(0.0),
             None => self.enter_world_box_exactly(bound),
+        }
+    }
+
+    #[inline]
+    fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
+        match &self.world_ball {
+            Some(ball) => WideEntries {
+                mask: ball.overlapping(boxes),
+                keys: glam::Vec4::ZERO,
+            },
+            None => WideEntries::from_lanes(std::array::from_fn(|lane| {
+                self.enter_world_box_exactly(&boxes.get(lane))
+            })),
         }
     }
 
