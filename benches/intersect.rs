@@ -507,9 +507,10 @@ fn print_ratios(benches: &[Bench]) {
 
 // ----- criterion -------------------------------------------------------------------
 
-/// `BENCH_PROFILE=<workload>[:<repeats>]` runs only our side of one workload
-/// (`all`, `nearest`, `boxes`, `spheres`) over and over on the selected scenes, for a
-/// profiler (`perf record`, `valgrind --tool=callgrind`), and exits.
+/// `BENCH_PROFILE=<workload>[:<repeats>]` runs one side of one workload (ours: `all`,
+/// `nearest`, `boxes`, `spheres`; parry's: the same names prefixed `parry_`) over and
+/// over on the selected scenes, for a profiler (`perf record`,
+/// `valgrind --tool=callgrind`), and exits.
 fn profile_only(benches: &[Bench], spec: &str) {
     let (what, repeats) = spec.split_once(':').unwrap_or((spec, "200"));
     let repeats: usize = repeats.parse().unwrap_or(200);
@@ -523,6 +524,10 @@ fn profile_only(benches: &[Bench], spec: &str) {
                 "nearest" => ours_segments(b, &mut v, IntersectionLimit::Nearest, BATCH),
                 "boxes" => ours_boxes(b, &mut v),
                 "spheres" => ours_spheres(b, &mut v),
+                "parry_all" => parry_segments_all(b, BATCH),
+                "parry_nearest" => parry_segments_nearest(b, BATCH),
+                "parry_boxes" => parry_boxes(b),
+                "parry_spheres" => parry_spheres(b),
                 other => panic!("BENCH_PROFILE: unknown workload {other}"),
             };
         }

@@ -636,7 +636,10 @@ impl Intersector for PolytopeIntersector {
         });
         self.scratch_hits = raw;
         self.scratch_points = points;
-        record_hits(&mut self.hits, limited.into_iter(), limit);
+        // (Moving the inline list into an iterator copies it whole: only when needed.)
+        if !limited.is_empty() {
+            record_hits(&mut self.hits, limited.into_iter(), limit);
+        }
     }
 
     fn reached_limit(&self) -> bool {
