@@ -159,6 +159,36 @@ fn node_masks_and_traversal_mask() {
 }
 
 #[test]
+fn masks_are_honoured_whether_set_before_or_after_the_index_is_built() {
+    // A group above the vehicle carries the mask, so the instance's path (not its own
+    // geode) decides; set before the first (accelerated) query builds the index.
+    let (mut s, root) = scene();
+    let carrier = s.add_group("carrier");
+    s.add_child(root, carrier).unwrap();
+    let (vehicle, _) = add_mesh(&mut s, carrier, "vehicle", square_at(1.0));
+    add_mesh(&mut s, root, "ground", square_at(0.0));
+    s.set_node_mask(carrier, 0b10).unwrap();
+    let down = (DVec3::new(0.1, 5.0, 0.2), DVec3::new(0.1, -5.0, 0.2));
+    let query = |s: &SceneGraph, traversal_mask: u32| {
+        let mut i = LineSegmentIntersector::new(down.0, down.1).unwrap();
+        let mut v = IntersectionVisitor::new();
+        v.set_traversal_mask(traversal_mask);
+        v.apply(s, root, &mut i).unwrap();
+        i.intersections().len()
+    };
+    assert_eq!(query(&s, !0b10), 1, "the carrier's mask hides the vehicle");
+    assert_eq!(query(&s, u32::MAX), 2);
+    assert_eq!(query(&s, 0), 0, "a zero traversal mask reaches nothing");
+    // After the index exists: clearing the carrier's mask brings the vehicle back for
+    // that traversal mask, masking the vehicle's geode hides it again.
+    s.set_node_mask(carrier, u32::MAX).unwrap();
+    assert_eq!(query(&s, !0b10), 2);
+    s.set_node_mask(vehicle, 0b10).unwrap();
+    assert_eq!(query(&s, !0b10), 1);
+    assert_eq!(query(&s, 0b10), 2, "the ground keeps all bits");
+}
+
+#[test]
 fn scaled_transforms_report_world_units() {
     let (mut s, root) = scene();
     // Scale 2 then lift by 10: the square at local height 1 lands at y = 10 + 2*1 = 12,

@@ -63,6 +63,10 @@ pub struct Instance {
     /// False when a transform on the path is singular (the plain traversal skips such
     /// subtrees); kept so that a later matrix edit can bring it back by a refit.
     pub active: bool,
+    /// Whether every node on the path had all mask bits set when the index was built
+    /// (then, while no mask has been set since, any non-zero traversal mask reaches it
+    /// without looking at the nodes: see [`SceneIndex::masks_unchanged`]).
+    pub default_masks: bool,
 }
 
 /// A part of one instance: the primitives below one node of its drawable's
@@ -106,6 +110,8 @@ pub struct SceneIndex {
     fragment_bvh: WideBvh,
     fragments: Vec<Fragment>,
     refits: u64,
+    /// The scene's count of mask edits when the instances were collected.
+    mask_edits: u64,
 }
 
 impl SceneIndex {
@@ -147,7 +153,15 @@ impl SceneIndex {
             fragment_bvh: WideBvh::from_binary(&fragment_bvh),
             fragments,
             refits: 0,
+            mask_edits: scene.mask_edits(),
         }
+    }
+
+    /// True while no node mask of `scene` has been set since this index was built: then
+    /// each instance's [`default_masks`](Instance::default_masks) still tells whether
+    /// its path has only all-ones masks.
+    pub fn masks_unchanged(&self, scene: &SceneGraph) -> bool {
+        scene.mask_edits() == self.mask_edits
     }
 
     /// The fragments, in the order of [`fragment_bvh`](Self::fragment_bvh)'s leaves.
@@ -397,6 +411,9 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
                             world_box(&b, &p.local_to_world)
                         },
                         active: !p.singular,
+                        default_masks: path
+                            .iter()
+                            .all(|&n| scene.node(n).is_some_and(|n| n.node_mask() == u32::MAX)),
                         gates: gates.to_vec().into_boxed_slice(),
                     });
                 }

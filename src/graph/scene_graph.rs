@@ -61,6 +61,9 @@ pub(crate) struct DrawableEntry {
 pub struct SceneGraph {
     nodes: SlotMap<NodeId, Node>,
     drawables: SlotMap<DrawableId, DrawableEntry>,
+    /// How many node masks were set: a scene index remembers it, so that it can trust
+    /// the masks it saw while they are unchanged.
+    mask_edits: u64,
 }
 
 impl std::fmt::Debug for SceneGraph {
@@ -645,7 +648,13 @@ impl SceneGraph {
     /// Sets a node's mask (bounds do not depend on masks, so nothing is invalidated).
     pub fn set_node_mask(&mut self, id: NodeId, mask: u32) -> Result<(), GraphError> {
         self.get_mut(id)?.node_mask = mask;
+        self.mask_edits = self.mask_edits.wrapping_add(1);
         Ok(())
+    }
+
+    /// How many times a node mask was set (see [`SceneIndex`]'s use of it).
+    pub(crate) fn mask_edits(&self) -> u64 {
+        self.mask_edits
     }
 
     /// Moves a transform: sets its matrix (finite) and drops the bounds that depend on it.

@@ -246,7 +246,14 @@ impl IntersectionVisitor {
 
     /// Whether the plain traversal would reach this instance: every node on its path
     /// passes the masks, every switch gate is on, every LOD gate is selected.
-    fn reaches(&self, scene: &SceneGraph, instance: &Instance) -> bool {
+    /// `masks_unchanged` (no mask set since the index was built) lets a path whose masks
+    /// were all ones skip looking at its nodes.
+    fn reaches(&self, scene: &SceneGraph, instance: &Instance, masks_unchanged: bool) -> bool {
+        if masks_unchanged && instance.default_masks && instance.gates.is_empty() {
+            // Every node mask on the path is all ones: `mask_allows` is
+            // `traversal_mask & (override_mask | !0) != 0` at each.
+            return self.traversal_mask != 0;
+        }
         let masks_pass = instance
             .path
             .iter()
@@ -304,6 +311,8 @@ impl IntersectionVisitor {
             locals: SmallVec<[Localized<'a, I::Local>; 4]>,
             /// Whether the walk is nearest first.
             ordered: bool,
+            /// Whether no node mask changed since the index was built.
+            masks_unchanged: bool,
             /// Whether the intersector's drawable test only culls (see
             /// [`Intersector::drawable_test_only_culls`]): then the world boxes have
             /// done its work.
@@ -319,7 +328,7 @@ impl IntersectionVisitor {
                         let instance = &self.instances[k as usize];
                         let local = self
                             .visitor
-                            .reaches(scene, instance)
+                            .reaches(scene, instance, self.masks_unchanged)
                             .then(|| scene.drawable(instance.drawable))
                             .flatten()
                             .and_then(|drawable| {
@@ -450,6 +459,7 @@ impl IntersectionVisitor {
             met,
             locals: SmallVec::new(),
             ordered,
+            masks_unchanged: index.masks_unchanged(scene),
             skip_drawable_test,
         };
         if ordered {
