@@ -351,11 +351,13 @@ impl IntersectionVisitor {
             }
 
             /// Where the query enters an index item's world box, or `None` when it misses
-            /// it or the plain traversal would never get there (an instance under a
-            /// singular transform).
+            /// it or the box is empty: the box of an instance under a singular transform
+            /// (the plain traversal never gets there) is empty, and an empty box holds no
+            /// primitive that can be hit (every vertex of such a one is finite). Testing
+            /// the box already at hand spares a read of the instance per item.
             #[inline(always)]
-            fn enter_item(&self, instance_index: u32, world_box: &Aabb) -> Option<f64> {
-                if !self.instances[instance_index as usize].active {
+            fn enter_item(&self, world_box: &Aabb) -> Option<f64> {
+                if world_box.min.x > world_box.max.x {
                     return None;
                 }
                 self.intersector.enter_world_box(world_box)
@@ -403,7 +405,7 @@ impl IntersectionVisitor {
                             return false;
                         }
                         let (instance_index, bvh_node, world_box) = self.items.get(k);
-                        if let Some(t) = self.enter_item(instance_index, world_box) {
+                        if let Some(t) = self.enter_item(world_box) {
                             self.intersect_item(instance_index, bvh_node, t);
                         }
                     }
@@ -415,8 +417,8 @@ impl IntersectionVisitor {
                 let mut entered = [(0.0f64, 0u32); MAX_LEAF_ITEMS];
                 let mut count = 0;
                 for k in items {
-                    let (instance_index, _, world_box) = self.items.get(k);
-                    let Some(t) = self.enter_item(instance_index, world_box) else {
+                    let (_, _, world_box) = self.items.get(k);
+                    let Some(t) = self.enter_item(world_box) else {
                         continue;
                     };
                     // Insertion by entry, after equal ones (item order breaks ties).
