@@ -85,20 +85,21 @@ pub struct Fragment {
 /// Big drawables are cut into fragments of at most this many primitives, so that the
 /// fragments of overlapping drawables are ordered in one tree. Smaller fragments make
 /// the top tree deeper, bigger ones bring back the cost of entering each drawable's tree
-/// near its root. Measured on littlest_tokyo (benches/README.md), best of five runs per
-/// query against 32: nearest segments 12 % faster, boxes 24 %, spheres 12 % (16 was in
-/// between). Each fragment costs 32 bytes plus its share of the tree: with triangle
-/// lists stored as 4-byte indices the total stays at 21.6 bytes per triangle there.
+/// near its root. With the four-wide index trees (callgrind, 1024 queries on
+/// littlest_tokyo, against 12, the best size for the binary trees): nearest segments
+/// -4.2 %, all hits -2.1 %, boxes -6.4 %, spheres -5.9 %; truck_town the same. Cutting
+/// down to the BVH leaves (4 or 6) gains 2-3 % more but takes the generated city to 32.9
+/// bytes per instanced triangle, over the 32 allowed (30.7 with 8; littlest_tokyo 24.0).
 /// Small drawables are not cut at all ([`UNCUT_PRIMITIVES`]).
-pub const FRAGMENT_PRIMITIVES: usize = 12;
+pub const FRAGMENT_PRIMITIVES: usize = 8;
 
 /// Drawables of at most this many primitives stay one fragment. Entering such a small
 /// tree at its root costs little, while every fragment of every instance costs about
 /// 46 bytes: on the generated city, whose buildings share small meshes, cutting them
-/// took the index past 32 bytes per instanced triangle (33.2; 31.6 with this limit, the
-/// smallest that keeps it under 32). On littlest_tokyo (callgrind, against cutting
-/// everything) nearest segments cost 3.6 % more and boxes 2.3 %, the rest the same;
-/// 64 would cost boxes 7.7 %.
+/// took the index past 32 bytes per instanced triangle (measured with the binary trees
+/// and fragments of 12: 33.2; 31.6 with this limit, the smallest that kept it under
+/// 32). On littlest_tokyo (callgrind, against cutting everything) nearest segments cost
+/// 3.6 % more and boxes 2.3 %, the rest the same; 64 would cost boxes 7.7 %.
 pub const UNCUT_PRIMITIVES: usize = 48;
 
 /// Every drawable instance under a root, in a BVH over their world boxes, and the same
