@@ -88,9 +88,10 @@ pub struct Fragment {
 /// near its root. With the four-wide index trees (callgrind, 1024 queries on
 /// littlest_tokyo, against 12, the best size for the binary trees): nearest segments
 /// -4.2 %, all hits -2.1 %, boxes -6.4 %, spheres -5.9 %; truck_town the same. Cutting
-/// down to the BVH leaves (4 or 6) gains 2-3 % more but takes the generated city to 32.9
-/// bytes per instanced triangle, over the 32 allowed (30.7 with 8; littlest_tokyo 24.0).
-/// Small drawables are not cut at all ([`UNCUT_PRIMITIVES`]).
+/// down to the BVH leaves (4 or 6) gains 2-3 % more but takes data/city.glb to 34.1
+/// bytes per instanced triangle, over the 32 allowed (31.9 with 8, 31.5 with 12;
+/// littlest_tokyo 23.7 with 8; `tests/memory_budget.rs` checks it). Small drawables
+/// are not cut at all ([`UNCUT_PRIMITIVES`]).
 pub const FRAGMENT_PRIMITIVES: usize = 8;
 
 /// Drawables of at most this many primitives stay one fragment. Entering such a small
