@@ -136,15 +136,7 @@ impl WideEntries {
     /// skipped). Rounding down keeps every box whose exact key is within a walk's
     /// limit within it.
     pub fn key_below(key: f64) -> f32 {
-        if key.is_nan() {
-            return f32::NEG_INFINITY;
-        }
-        let k = key as f32;
-        if f64::from(k) > key {
-            k.next_down()
-        } else {
-            k
-        }
+        super::bvh::f32_at_most(key)
     }
 }
 

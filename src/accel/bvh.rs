@@ -38,17 +38,7 @@ impl Aabb {
     /// coordinate (nothing known) becomes infinite outward, so the box holds everything
     /// along that axis and no box this returns has a NaN corner.
     pub fn from_f64_outward(min: DVec3, max: DVec3) -> Aabb {
-        let down = |v: f64| {
-            if v.is_nan() {
-                return f32::NEG_INFINITY;
-            }
-            let f = v as f32;
-            if f64::from(f) > v {
-                f.next_down()
-            } else {
-                f
-            }
-        };
+        let down = f32_at_most;
         let up = |v: f64| {
             if v.is_nan() {
                 return f32::INFINITY;
@@ -97,6 +87,19 @@ impl Aabb {
     #[inline]
     pub fn as_dvec3(&self) -> (DVec3, DVec3) {
         (self.min.as_dvec3(), self.max.as_dvec3())
+    }
+}
+
+/// The largest `f32` at most `v`; `-∞` for NaN (nothing known: below everything).
+pub(super) fn f32_at_most(v: f64) -> f32 {
+    if v.is_nan() {
+        return f32::NEG_INFINITY;
+    }
+    let f = v as f32;
+    if f64::from(f) > v {
+        f.next_down()
+    } else {
+        f
     }
 }
 

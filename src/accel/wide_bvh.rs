@@ -214,31 +214,25 @@ impl WideBvh {
     }
 
     /// Calls `leaf` with every leaf's item range whose path `enter` accepts (depth
-    /// first, left child first).
-    pub fn for_each_leaf(
-        &self,
-        mut enter: impl FnMut(&Aabb) -> bool,
-        mut leaf: impl FnMut(Range<usize>),
-    ) {
-        if self.nodes.is_empty() || !enter(&self.bounds) {
-            return;
-        }
-        // Child references still to visit, the next on top.
-        let mut stack: SmallVec<[u32; 64]> = SmallVec::new();
-        stack.push(0);
-        while let Some(reference) = stack.pop() {
-            match child_of(reference) {
-                Ok(index) => {
-                    let node = &self.nodes[index as usize];
-                    for lane in (0..4).rev() {
-                        if node.lanes() & (1 << lane) != 0 && enter(&node.boxes.get(lane)) {
-                            stack.push(node.children[lane]);
-                        }
-                    }
-                }
-                Err(items) => leaf(items),
+    /// first, left child first). `enter` sees every lane's box of a node it enters,
+    /// the empty boxes of unused lanes included (whatever it answers for those, they
+    /// are never walked).
+    pub fn for_each_leaf(&self, enter: impl FnMut(&Aabb) -> bool, leaf: impl FnMut(Range<usize>)) {
+        /// The two closures as a depth-first walk's visitor.
+        struct Closures<E, L>(E, L);
+        impl<E: FnMut(&Aabb) -> bool, L: FnMut(Range<usize>)> OrderedVisitor for Closures<E, L> {
+            fn entry(&mut self, bounds: &Aabb) -> Option<f64> {
+                (self.0)(bounds).then_some(0.0)
+            }
+            fn limit(&self) -> f64 {
+                f64::INFINITY
+            }
+            fn leaf(&mut self, items: Range<usize>) -> bool {
+                (self.1)(items);
+                true
             }
         }
+        self.for_each_leaf_depth_first(&mut Closures(enter, leaf));
     }
 
     /// Depth-first traversal driven by `visitor`, ignoring its keys and limit (for
@@ -349,6 +343,14 @@ mod tests {
             .collect()
     }
 
+    /// The binary tree over `boxes`, the boxes in its leaf order, and its wide form.
+    fn built(boxes: &[Aabb]) -> (Bvh, Vec<Aabb>, WideBvh) {
+        let (binary, order) = Bvh::build(boxes);
+        let stored = order.iter().map(|&i| boxes[i as usize]).collect();
+        let wide = WideBvh::from_binary(&binary);
+        (binary, stored, wide)
+    }
+
     fn contains(outer: &Aabb, inner: &Aabb) -> bool {
         outer.min.cmple(inner.min).all() && outer.max.cmpge(inner.max).all()
     }
@@ -391,10 +393,7 @@ mod tests {
 
     #[test]
     fn collapsing_keeps_every_leaf_and_fills_the_nodes() {
-        let boxes = scattered(1000);
-        let (binary, order) = Bvh::build(&boxes);
-        let stored: Vec<Aabb> = order.iter().map(|&i| boxes[i as usize]).collect();
-        let wide = WideBvh::from_binary(&binary);
+        let (binary, stored, wide) = built(&scattered(1000));
         assert_eq!(wide.bounds(), binary.bounds());
         let leaves = check_subtree(&wide, 0, &wide.bounds(), &stored);
         // The binary tree's leaves, in the same left-to-right order: they partition the
@@ -410,7 +409,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<WideNode>(), 112);
         assert!(wide.memory_bytes() < binary.memory_bytes());
         // A single leaf and the empty tree.
-        let (one, _) = Bvh::build(&boxes[..3]);
+        let (one, _) = Bvh::build(&scattered(3));
         let wide_one = WideBvh::from_binary(&one);
         assert_eq!(wide_one.nodes().len(), 1);
         assert_eq!(wide_one.nodes()[0].child(0), Err(0..3));
@@ -450,10 +449,7 @@ mod tests {
 
     #[test]
     fn the_ordered_walk_finds_the_nearest_and_skips_past_the_limit() {
-        let boxes = scattered(2000);
-        let (binary, order) = Bvh::build(&boxes);
-        let stored: Vec<Aabb> = order.iter().map(|&i| boxes[i as usize]).collect();
-        let wide = WideBvh::from_binary(&binary);
+        let (_, stored, wide) = built(&scattered(2000));
         for x in [-5.0f32, 0.0, 17.5, 50.0, 99.0, 150.0] {
             let brute = stored
                 .iter()
