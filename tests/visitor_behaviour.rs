@@ -643,6 +643,63 @@ fn intersector_group_answers_like_separate_queries() {
 }
 
 #[test]
+fn a_group_over_a_big_index_answers_like_separate_queries() {
+    // 120 squares under transforms, stacked and spread, so the scene index's trees
+    // have several levels of four-wide nodes; the group mixes nearest-first members
+    // (whose limits drop as they find hits) with members that want every hit.
+    let (mut s, root) = scene();
+    let square = s.add_drawable("square", square_at(0.0));
+    for k in 0..120 {
+        let (x, y, z) = ((k % 10) as f64 * 2.5, (k / 10) as f64 * 0.7, (k % 7) as f64);
+        let t = s
+            .add_transform("t", DMat4::from_translation(DVec3::new(x, y, z)))
+            .unwrap();
+        s.add_child(root, t).unwrap();
+        let geode = s.add_geode("g");
+        s.add_drawable_to_geode(geode, square).unwrap();
+        s.add_child(t, geode).unwrap();
+    }
+    let down = |x: f64, z: f64| {
+        LineSegmentIntersector::new(DVec3::new(x, 20.0, z), DVec3::new(x, -1.0, z)).unwrap()
+    };
+    let members: Vec<AnyIntersector> = vec![
+        down(0.3, 0.2).with_limit(IntersectionLimit::Nearest).into(),
+        down(12.6, 3.1)
+            .with_limit(IntersectionLimit::Nearest)
+            .into(),
+        down(12.6, 3.1).into(),
+        down(22.0, 5.5).with_limit(IntersectionLimit::One).into(),
+        SphereIntersector::new(DVec3::new(10.0, 4.0, 3.0), 2.0)
+            .unwrap()
+            .into(),
+    ];
+    let mut group = IntersectorGroup::new();
+    for m in &members {
+        group.push(m.clone());
+    }
+    IntersectionVisitor::new()
+        .apply(&s, root, &mut group)
+        .unwrap();
+    for (grouped, alone) in group.members().iter().zip(members) {
+        let mut alone = alone;
+        IntersectionVisitor::new()
+            .apply(&s, root, &mut alone)
+            .unwrap();
+        match (grouped, &alone) {
+            (AnyIntersector::LineSegment(g), AnyIntersector::LineSegment(a)) => {
+                assert!(!a.intersections().is_empty());
+                assert_eq!(g.intersections(), a.intersections());
+            }
+            (AnyIntersector::Sphere(g), AnyIntersector::Sphere(a)) => {
+                assert!(!a.intersections().is_empty());
+                assert_eq!(g.intersections(), a.intersections());
+            }
+            other => panic!("unexpected members {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn bad_queries_are_errors() {
     assert_eq!(
         LineSegmentIntersector::new(DVec3::ONE, DVec3::ONE).unwrap_err(),
