@@ -36,5 +36,5 @@ pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVE
 pub use scene_index::{
     Fragment, Gate, Instance, SceneIndex, FRAGMENT_PRIMITIVES, UNCUT_PRIMITIVES,
 };
-pub use segment_slab::SegmentSlab;
+pub use segment_slab::{SegmentSlab, WideSegmentSlab};
 pub use wide_bvh::{WideBvh, WideNode};

@@ -99,6 +99,7 @@ impl SegmentSlab {
     }
 
     /// [`entry`](Self::entry) for four boxes at once: the same arithmetic, lane by lane.
+    /// (A walk testing many nodes prepares [`wide`](Self::wide) once instead.)
     ///
     /// ```
     /// use glam::{DVec3, Vec3};
@@ -114,21 +115,45 @@ impl SegmentSlab {
     /// ```
     #[inline]
     pub fn entries(&self, b: &Aabb4) -> WideEntries {
+        self.wide().entries(b)
+    }
+
+    /// The slab with each component spread over four lanes, for many
+    /// [`WideSegmentSlab::entries`] tests. (Not kept in the slab itself: a slab is copied
+    /// into every frame a query is localized to, and 144 more bytes cost more there.)
+    pub fn wide(&self) -> WideSegmentSlab {
+        let splat = |v: Vec3A| [Vec4::splat(v.x), Vec4::splat(v.y), Vec4::splat(v.z)];
+        WideSegmentSlab {
+            low_origin: splat(self.low_origin),
+            high_origin: splat(self.high_origin),
+            inverse: splat(self.inverse),
+            accept_all: self.accept_all,
+        }
+    }
+}
+
+/// A [`SegmentSlab`] with each component spread over four lanes: tests four boxes
+/// ([`Aabb4`]) at once with the same arithmetic as [`SegmentSlab::entry`], lane by lane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WideSegmentSlab {
+    low_origin: [Vec4; 3],
+    high_origin: [Vec4; 3],
+    inverse: [Vec4; 3],
+    accept_all: bool,
+}
+
+impl WideSegmentSlab {
+    /// Which of the four padded boxes the segment may enter, each with a lower bound of
+    /// its entry parameter.
+    #[inline]
+    pub fn entries(&self, b: &Aabb4) -> WideEntries {
         if self.accept_all {
             return WideEntries {
                 mask: 0b1111,
                 keys: Vec4::ZERO,
             };
         }
-        // Each component over four lanes (kept out of the struct: the slab is copied
-        // into every frame a query is localized to, and 144 more bytes cost more there
-        // than these nine shuffles here).
-        let splat = |v: Vec3A| [Vec4::splat(v.x), Vec4::splat(v.y), Vec4::splat(v.z)];
-        let (low, high, inverse) = (
-            splat(self.low_origin),
-            splat(self.high_origin),
-            splat(self.inverse),
-        );
+        let (low, high, inverse) = (&self.low_origin, &self.high_origin, &self.inverse);
         let (x0, x1) = (
             (b.min_x - low[0]) * inverse[0],
             (b.max_x - high[0]) * inverse[0],

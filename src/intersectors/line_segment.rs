@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 use super::hit_order::{cull_padding, padded_box};
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
-use crate::accel::{Aabb, Aabb4, SegmentSlab, WideEntries};
+use crate::accel::{Aabb, Aabb4, SegmentSlab, WideEntries, WideSegmentSlab};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::closest_point_on_segment;
 use crate::drawable::{Drawable, PrimitiveFunctor};
@@ -83,6 +83,8 @@ pub struct LineSegmentIntersector {
     /// The world segment prepared for the scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]).
     world_slab: Option<SegmentSlab>,
+    /// The same, spread over four lanes for the index's four-box tests.
+    world_slab4: Option<WideSegmentSlab>,
 }
 
 /// The segment in one local frame.
@@ -128,6 +130,7 @@ impl LineSegmentIntersector {
             hits: Vec::new(),
             pending: SegmentHitStore::default(),
             world_slab: None,
+            world_slab4: None,
         })
     }
 
@@ -434,6 +437,7 @@ impl Intersector for LineSegmentIntersector {
         self.hits.clear();
         self.pending.clear();
         self.world_slab = None;
+        self.world_slab4 = None;
         let m = frames.matrices(self.frame)?;
         self.world_start = m.frame_to_world.project_point3(self.start);
         self.world_end = m.frame_to_world.project_point3(self.end);
@@ -487,12 +491,14 @@ impl Intersector for LineSegmentIntersector {
         let scale = min.abs().max(max.abs()).max_element();
         let pad =
             self.tolerance.unwrap_or(0.0) + cull_padding((max - min).length().min(f64::MAX), scale);
-        self.world_slab = Some(SegmentSlab::new(
+        let slab = SegmentSlab::new(
             self.world_start,
             self.world_end - self.world_start,
             pad,
             scale,
-        ));
+        );
+        self.world_slab = Some(slab);
+        self.world_slab4 = Some(slab.wide());
     }
 
     #[inline]
@@ -505,7 +511,7 @@ impl Intersector for LineSegmentIntersector {
 
     #[inline]
     fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
-        match &self.world_slab {
+        match &self.world_slab4 {
             Some(slab) => slab.entries(boxes),
             None => WideEntries::from_lanes(std::array::from_fn(|lane| {
                 self.enter_world_box_exactly(&boxes.get(lane))
