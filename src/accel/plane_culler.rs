@@ -23,7 +23,7 @@ const ROUNDING_MARGIN: f64 = 1.0 / (1u32 << 18) as f64;
 /// The largest number of planes tracked per node (the bits of a `u64`).
 pub const MAX_CULLED_PLANES: usize = 64;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct CullPlane {
     /// Unit inward normal, in `f32`.
     normal: Vec3,
@@ -102,25 +102,27 @@ struct Lanes {
 }
 
 impl Lanes {
-    /// Every lane unused: a plane every box is inside.
-    fn unused() -> Lanes {
-        Lanes {
-            nx: [Vec4::ZERO; QUADS],
-            ny: [Vec4::ZERO; QUADS],
-            nz: [Vec4::ZERO; QUADS],
-            offset: [Vec4::ONE; QUADS],
-            offset_margin: [Vec4::ZERO; QUADS],
+    /// Up to [`LANES`] planes in their lanes; the lanes past them unused (a plane every
+    /// box is inside). The components are gathered in plain arrays first: writing a
+    /// `Vec4` lane by index costs a branch per write.
+    fn of(planes: &[CullPlane]) -> Lanes {
+        let (mut nx, mut ny, mut nz) = ([0.0f32; LANES], [0.0f32; LANES], [0.0f32; LANES]);
+        let (mut offset, mut offset_margin) = ([1.0f32; LANES], [0.0f32; LANES]);
+        for (k, p) in planes.iter().enumerate().take(LANES) {
+            nx[k] = p.normal.x;
+            ny[k] = p.normal.y;
+            nz[k] = p.normal.z;
+            offset[k] = p.offset;
+            offset_margin[k] = p.offset_margin;
         }
-    }
-
-    /// Puts plane `k` (below [`LANES`]) in its lane.
-    fn set(&mut self, k: usize, p: &CullPlane) {
-        let (q, lane) = (k / 4, k % 4);
-        self.nx[q][lane] = p.normal.x;
-        self.ny[q][lane] = p.normal.y;
-        self.nz[q][lane] = p.normal.z;
-        self.offset[q][lane] = p.offset;
-        self.offset_margin[q][lane] = p.offset_margin;
+        let quads = |v: [f32; LANES]| std::array::from_fn(|q| Vec4::from_slice(&v[4 * q..]));
+        Lanes {
+            nx: quads(nx),
+            ny: quads(ny),
+            nz: quads(nz),
+            offset: quads(offset),
+            offset_margin: quads(offset_margin),
+        }
     }
 }
 
@@ -165,11 +167,11 @@ impl PlaneCuller {
         // Most polytopes (boxes, frustums) fit the lanes: written there directly, as this
         // runs for every frame a query is localized to.
         let planes = if count <= LANES {
-            let mut lanes = Lanes::unused();
-            for (k, p) in planes.iter().enumerate() {
-                lanes.set(k, &prepare(p)?);
+            let mut prepared = [CullPlane::default(); LANES];
+            for (slot, p) in prepared.iter_mut().zip(planes) {
+                *slot = prepare(p)?;
             }
-            CullPlanes::Lanes(lanes)
+            CullPlanes::Lanes(Lanes::of(&prepared[..count]))
         } else {
             CullPlanes::Many(planes.iter().map(prepare).collect::<Option<_>>()?)
         };
