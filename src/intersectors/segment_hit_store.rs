@@ -96,7 +96,7 @@ struct HitVisit {
 /// The hits found so far, kept as the intersection limit says.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SegmentHitStore {
-    // Inline room for what a query with a limit keeps (one hit, and the other hits of
+    // Inline room for what a query with a limit keeps (one hit, and the best so far of
     // the visit being tested): such a query allocates nothing here.
     hits: SmallVec<[PendingHit; 2]>,
     visits: SmallVec<[HitVisit; 1]>,
@@ -164,20 +164,18 @@ impl SegmentHitStore {
     }
 
     /// Ends the current visit, in `context`, keeping its hits as `limit` says: all of
-    /// them; or its best one (`One`, `OnePerDrawable`); or, under `Nearest`, its best one
-    /// only if it comes before the best kept so far.
+    /// them; or its best one (`One`, `OnePerDrawable`: the only one, as a limited
+    /// visit's hits come through [`push_best_of_visit`](Self::push_best_of_visit)); or,
+    /// under `Nearest`, that one only if it comes before the best kept so far.
     pub fn end_visit(&mut self, context: &DrawableContext<'_>, limit: IntersectionLimit) {
         let start = self.visit_start;
         if self.hits.len() == start {
             return;
         }
-        if limit != IntersectionLimit::None {
-            let best = (start..self.hits.len())
-                .min_by(|&a, &b| self.hits[a].compare_in_visit(&self.hits[b]))
-                .unwrap_or(start);
-            self.hits.swap(start, best);
-            self.hits.truncate(start + 1);
-        }
+        debug_assert!(
+            limit == IntersectionLimit::None || self.hits.len() == start + 1,
+            "a limited visit keeps its hits through push_best_of_visit"
+        );
         if limit == IntersectionLimit::Nearest && start > 0 {
             let path = &self.paths[self.visits[0].path.clone()];
             let new_first = compare_across(
