@@ -9,8 +9,10 @@
 //!   all hits, `intersect_aabb` + exact cuboid / ball tests for boxes and spheres);
 //!
 //! plus BVH build time against `TriMesh::new`, and 1 vs 2 threads on a 10 000-query
-//! batch. Before the criterion groups, a ratio table (median of 5 runs of each
-//! workload, 9 for the batches, same process) is printed. Scenes: `../shared/data`
+//! batch. With `BENCH_PEERS=<binary>` (benches/peers), OpenSceneGraph 3.6 and Embree 3
+//! answer the same segments and boxes too, right after ours in the same run. Before
+//! the criterion groups, a ratio table (median of 5 runs of each workload, 9 for the
+//! batches, same process) is printed. Scenes: `../shared/data`
 //! (when present), `data/city.glb`, and the generated cities
 //! `target/bench-cities/city_s3.glb` and `city_s10.glb` when they exist (see
 //! benches/README.md).
@@ -57,13 +59,32 @@ struct Bench {
     parry: TriMesh,
     parry_vertices: Vec<Vec3>,
     parry_indices: Vec<[u32; 3]>,
+    /// Each placed drawable's run of `parry_indices`.
+    meshes: Vec<Mesh>,
     segments: Vec<(DVec3, DVec3)>,
     boxes: Vec<(DVec3, DVec3, DQuat)>,
     spheres: Vec<(DVec3, f64)>,
 }
 
+/// The scene's triangles in world space, as parry and Embree get them.
+struct Flattened {
+    vertices: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+    /// Each placed drawable's run of `triangles`, for the peers that keep a scene graph
+    /// (OpenSceneGraph, see `run_peers`).
+    meshes: Vec<Mesh>,
+}
+
+/// A placed drawable's run of triangles in [`Flattened::triangles`].
+struct Mesh {
+    first: u32,
+    count: u32,
+    /// The node path it was reached by, root first, each node as a dense number.
+    path: Vec<u32>,
+}
+
 /// Every triangle of the scene in world space, walking all node paths.
-fn flatten(scene: &SceneGraph, root: NodeId) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+fn flatten(scene: &SceneGraph, root: NodeId) -> Flattened {
     struct Collect<'a> {
         m: DMat4,
         v: &'a mut Vec<Vec3>,
@@ -78,7 +99,8 @@ fn flatten(scene: &SceneGraph, root: NodeId) -> (Vec<Vec3>, Vec<[u32; 3]>) {
             self.i.push([base, base + 1, base + 2]);
         }
     }
-    let (mut vertices, mut indices) = (Vec::new(), Vec::new());
+    let (mut vertices, mut indices, mut meshes) = (Vec::new(), Vec::new(), Vec::new());
+    let mut node_numbers = std::collections::HashMap::new();
     let mut stack = vec![vec![root]];
     while let Some(path) = stack.pop() {
         let Some(node) = path.last().and_then(|&id| scene.node(id)) else {
@@ -88,11 +110,22 @@ fn flatten(scene: &SceneGraph, root: NodeId) -> (Vec<Vec3>, Vec<[u32; 3]>) {
             let m = scene.local_to_world(&path).unwrap_or(DMat4::IDENTITY);
             for &d in node.drawables() {
                 if let Some(drawable) = scene.drawable(d) {
+                    let first = indices.len() as u32;
                     drawable.accept(&mut Collect {
                         m,
                         v: &mut vertices,
                         i: &mut indices,
                     });
+                    let count = indices.len() as u32 - first;
+                    if count > 0 {
+                        let path = (path.iter())
+                            .map(|&n| {
+                                let next = node_numbers.len() as u32;
+                                *node_numbers.entry(n).or_insert(next)
+                            })
+                            .collect();
+                        meshes.push(Mesh { first, count, path });
+                    }
                 }
             }
         }
@@ -102,7 +135,11 @@ fn flatten(scene: &SceneGraph, root: NodeId) -> (Vec<Vec3>, Vec<[u32; 3]>) {
             stack.push(p);
         }
     }
-    (vertices, indices)
+    Flattened {
+        vertices,
+        triangles: indices,
+        meshes,
+    }
 }
 
 fn load(path: &Path) -> Option<Bench> {
@@ -114,7 +151,11 @@ fn load(path: &Path) -> Option<Bench> {
         }
     };
     scene.build_acceleration();
-    let (parry_vertices, parry_indices) = flatten(&scene, import.root);
+    let Flattened {
+        vertices: parry_vertices,
+        triangles: parry_indices,
+        meshes,
+    } = flatten(&scene, import.root);
     let parry = TriMesh::new(parry_vertices.clone(), parry_indices.clone()).ok()?;
     // World box of the scene from the flattened vertices.
     let (mut lo, mut hi) = (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN));
@@ -167,6 +208,7 @@ fn load(path: &Path) -> Option<Bench> {
         parry,
         parry_vertices,
         parry_indices,
+        meshes,
         segments,
         boxes,
         spheres,
@@ -458,13 +500,15 @@ fn print_ratios(benches: &[Bench]) {
             "parry",
             median_ms(|| parry_spheres(b)),
         );
+        let build = median_ms(|| ours_build(b));
         ratio_line(
             &b.name,
             "build",
-            median_ms(|| ours_build(b)),
+            build,
             "parry",
             median_ms(|| parry_build(b)),
         );
+        run_peers(b, all, nearest, boxes, build);
         let one = ours_batch_ms(b, 1);
         let two = ours_batch_ms(b, 2);
         println!(
@@ -503,6 +547,125 @@ fn print_ratios(benches: &[Bench]) {
         );
     }
     println!();
+}
+
+// ----- the C++ peers: OpenSceneGraph and Embree ----------------------------------------
+
+/// Writes the scene's flattened triangles, its meshes and the first [`BATCH`] segments
+/// and boxes (as the planes our `Polytope` holds) in the format benches/peers/peers.cpp
+/// reads.
+fn write_peer_workload(b: &Bench, path: &Path) -> std::io::Result<()> {
+    fn u32_of(n: usize) -> [u8; 4] {
+        u32::try_from(n)
+            .expect("workload fits u32 counts")
+            .to_le_bytes()
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(b"SIPEERS2");
+    out.extend_from_slice(&u32_of(b.parry_vertices.len()));
+    for v in &b.parry_vertices {
+        for x in v.to_array() {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&u32_of(b.meshes.len()));
+    for mesh in &b.meshes {
+        out.extend_from_slice(&mesh.first.to_le_bytes());
+        out.extend_from_slice(&mesh.count.to_le_bytes());
+        out.extend_from_slice(&u32_of(mesh.path.len()));
+        for node in &mesh.path {
+            out.extend_from_slice(&node.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&u32_of(b.parry_indices.len()));
+    for t in &b.parry_indices {
+        for i in t {
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+    }
+    let f64s = |out: &mut Vec<u8>, values: &[f64]| {
+        for x in values {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    };
+    out.extend_from_slice(&u32_of(BATCH));
+    for (s, e) in &b.segments[..BATCH] {
+        f64s(&mut out, &s.to_array());
+        f64s(&mut out, &e.to_array());
+    }
+    out.extend_from_slice(&u32_of(b.boxes.len()));
+    for &(c, half, q) in &b.boxes {
+        let polytope = Polytope::from_oriented_box(c, half, q).unwrap();
+        assert_eq!(polytope.planes().len(), 6);
+        for plane in polytope.planes() {
+            f64s(&mut out, &plane.to_array());
+        }
+    }
+    std::fs::write(path, out)
+}
+
+/// `BENCH_PEERS=<binary>` (benches/peers/build.sh makes it): the C++ peers answer this
+/// scene's segments and boxes on its flattened triangles, right after ours in the same
+/// run, and a ratio line is printed for each against our times. OpenSceneGraph 3.6
+/// gets the scene's node paths as nested groups (no transforms: the vertices are in
+/// world space) with one geode per placed drawable and a KdTree each; Embree 3 one
+/// scene of all triangles.
+fn run_peers(
+    b: &Bench,
+    all: (f64, usize),
+    nearest: (f64, usize),
+    boxes: (f64, usize),
+    build: (f64, usize),
+) {
+    let Some(binary) = std::env::var_os("BENCH_PEERS") else {
+        return;
+    };
+    let file = std::env::temp_dir().join(format!("scene-intersect-peers-{}.bin", b.name));
+    if let Err(e) = write_peer_workload(b, &file) {
+        eprintln!("peers: cannot write {}: {e}", file.display());
+        return;
+    }
+    let output = std::process::Command::new(&binary).arg(&file).output();
+    let _ = std::fs::remove_file(&file);
+    let output = match output {
+        Ok(o) if o.status.success() => o,
+        Ok(o) => {
+            eprintln!("peers failed: {}", String::from_utf8_lossy(&o.stderr));
+            return;
+        }
+        Err(e) => {
+            eprintln!("peers: cannot run {}: {e}", binary.to_string_lossy());
+            return;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let peer = |name: &str| {
+        stdout.lines().find_map(|line| {
+            let mut words = line.split_whitespace();
+            (words.next() == Some("peer") && words.next() == Some(name))
+                .then(|| Some((words.next()?.parse().ok()?, words.next()?.parse().ok()?)))
+                .flatten()
+        })
+    };
+    for (what, ours, engine, name) in [
+        ("segments all hits", all, "osg", "osg_segments_all"),
+        ("segments all hits", all, "embree", "embree_segments_all"),
+        ("segments nearest", nearest, "osg", "osg_segments_nearest"),
+        (
+            "segments nearest",
+            nearest,
+            "embree",
+            "embree_segments_nearest",
+        ),
+        ("boxes (6 planes)", boxes, "osg", "osg_boxes"),
+        ("build", build, "osg", "osg_build"),
+        ("build", build, "embree", "embree_build"),
+    ] {
+        match peer(name) {
+            Some(theirs) => ratio_line(&b.name, what, ours, engine, theirs),
+            None => eprintln!("peers: no line for {name}"),
+        }
+    }
 }
 
 // ----- criterion -------------------------------------------------------------------
