@@ -87,6 +87,17 @@ pub struct LineSegmentIntersector {
     world_slab4: Option<WideSegmentSlab>,
 }
 
+/// Refuses a segment with a non-finite end or of zero length.
+fn check_segment(start: DVec3, end: DVec3) -> Result<(), QueryError> {
+    if !start.is_finite() || !end.is_finite() {
+        return Err(QueryError::NonFinite("segment end point"));
+    }
+    if start == end {
+        return Err(QueryError::ZeroLengthSegment);
+    }
+    Ok(())
+}
+
 /// The segment in one local frame.
 #[derive(Clone, Debug)]
 pub struct LocalSegment {
@@ -113,12 +124,7 @@ impl LineSegmentIntersector {
         start: DVec3,
         end: DVec3,
     ) -> Result<Self, QueryError> {
-        if !start.is_finite() || !end.is_finite() {
-            return Err(QueryError::NonFinite("segment end point"));
-        }
-        if start == end {
-            return Err(QueryError::ZeroLengthSegment);
-        }
+        check_segment(start, end)?;
         Ok(LineSegmentIntersector {
             frame,
             start,
@@ -132,6 +138,28 @@ impl LineSegmentIntersector {
             world_slab: None,
             world_slab4: None,
         })
+    }
+
+    /// Moves the segment to run from `start` to `end`, in the same frame, keeping
+    /// everything else: the limit, the picking tolerance and the room made for hits.
+    /// A query repeated every frame (a pick under the mouse) reuses one intersector
+    /// instead of making a new one; the last traversal's hits are dropped.
+    ///
+    /// ```
+    /// use scene_intersect::intersectors::LineSegmentIntersector;
+    /// use glam::DVec3;
+    /// let mut picker = LineSegmentIntersector::new(DVec3::ZERO, DVec3::Y)?;
+    /// picker.set_segment(DVec3::X, DVec3::new(1.0, 5.0, 0.0))?;
+    /// assert_eq!((picker.start(), picker.end()), (DVec3::X, DVec3::new(1.0, 5.0, 0.0)));
+    /// assert!(picker.set_segment(DVec3::X, DVec3::X).is_err());
+    /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+    /// ```
+    pub fn set_segment(&mut self, start: DVec3, end: DVec3) -> Result<(), QueryError> {
+        check_segment(start, end)?;
+        self.start = start;
+        self.end = end;
+        self.hits.clear();
+        Ok(())
     }
 
     /// A pick through window position `(x, y)` (OSG's convention: y up from the
@@ -614,6 +642,6 @@ impl Intersector for LineSegmentIntersector {
     }
 
     fn end(&mut self) {
-        self.hits = self.pending.take_sorted();
+        self.pending.drain_sorted_into(&mut self.hits);
     }
 }

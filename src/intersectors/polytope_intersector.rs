@@ -143,6 +143,29 @@ impl PolytopeIntersector {
         Ok(Self::with_frame(CoordinateFrame::Window, polytope))
     }
 
+    /// Replaces the polytope (given in the same frame), keeping everything else: the
+    /// limit, the primitive mask, a reference plane [set](Self::set_reference_plane) and
+    /// the room made for hits. A query repeated every frame (a vehicle's bounding box)
+    /// reuses one intersector instead of making a new one; the last traversal's hits
+    /// are dropped.
+    ///
+    /// ```
+    /// use scene_intersect::intersectors::{Polytope, PolytopeIntersector};
+    /// use glam::{DQuat, DVec3};
+    /// let half = DVec3::new(1.0, 0.75, 2.0);
+    /// let car = |x: f64| Polytope::from_oriented_box(DVec3::new(x, 0.75, 0.0), half, DQuat::IDENTITY);
+    /// let mut query = PolytopeIntersector::new(car(0.0)?);
+    /// query.set_polytope(car(5.0)?);
+    /// assert!(query.polytope().contains(DVec3::new(5.5, 0.5, 1.0)));
+    /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+    /// ```
+    pub fn set_polytope(&mut self, polytope: Polytope) {
+        self.polytope = polytope;
+        // Derived from the polytope in `begin`; an empty list means not yet.
+        self.world_normalized.clear();
+        self.hits.clear();
+    }
+
     /// Builder form of [`set_limit`](Self::set_limit).
     pub fn with_limit(mut self, limit: IntersectionLimit) -> Self {
         self.limit = limit;

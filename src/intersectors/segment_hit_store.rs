@@ -213,9 +213,10 @@ impl SegmentHitStore {
         });
     }
 
-    /// The kept hits as full records, sorted by ratio (ties by drawable, primitive index,
-    /// node path and vertex indices); the store is left empty.
-    pub fn take_sorted(&mut self) -> Vec<LineSegmentHit> {
+    /// Replaces the contents of `out` by the kept hits as full records, sorted by ratio
+    /// (ties by drawable, primitive index, node path and vertex indices), in the room
+    /// `out` already has; the store is left empty.
+    pub fn drain_sorted_into(&mut self, out: &mut Vec<LineSegmentHit>) {
         // Positions sorted by ratio; only equal ratios (rare) look up visits and paths.
         let mut order: SmallVec<[(i64, u32); 32]> = (self.hits.iter())
             .enumerate()
@@ -234,30 +235,29 @@ impl SegmentHitStore {
                 (vb.drawable, &self.paths[vb.path.clone()]),
             )
         });
-        let hits = order
-            .iter()
-            .map(|&(_, k)| {
-                let h = &self.hits[k as usize];
-                let visit = &self.visits[h.visit as usize];
-                let n = h.vertex_count();
-                LineSegmentHit {
-                    ratio: h.ratio,
-                    node_path: self.paths[visit.path.clone()].to_vec(),
-                    drawable: visit.drawable,
-                    primitive_index: h.primitive_index,
-                    primitive_kind: h.kind,
-                    vertex_indices: SmallVec::from_slice(&h.indices[..n]),
-                    barycentric: SmallVec::from_slice(&h.weights[..n]),
-                    local_point: h.local_point,
-                    world_point: visit.local_to_world.transform_point3(h.local_point),
-                    local_normal: h.local_normal,
-                    world_normal: (visit.normal_matrix * h.local_normal).normalize_or_zero(),
-                    local_to_world: visit.local_to_world,
-                }
-            })
-            .collect();
+        out.clear();
+        // Exactly: a new intersector's first traversal allocates what it needs, no more.
+        out.reserve_exact(order.len());
+        out.extend(order.iter().map(|&(_, k)| {
+            let h = &self.hits[k as usize];
+            let visit = &self.visits[h.visit as usize];
+            let n = h.vertex_count();
+            LineSegmentHit {
+                ratio: h.ratio,
+                node_path: self.paths[visit.path.clone()].to_vec(),
+                drawable: visit.drawable,
+                primitive_index: h.primitive_index,
+                primitive_kind: h.kind,
+                vertex_indices: SmallVec::from_slice(&h.indices[..n]),
+                barycentric: SmallVec::from_slice(&h.weights[..n]),
+                local_point: h.local_point,
+                world_point: visit.local_to_world.transform_point3(h.local_point),
+                local_normal: h.local_normal,
+                world_normal: (visit.normal_matrix * h.local_normal).normalize_or_zero(),
+                local_to_world: visit.local_to_world,
+            }
+        }));
         self.clear();
-        hits
     }
 }
 

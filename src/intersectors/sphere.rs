@@ -75,6 +75,20 @@ pub struct SphereIntersector {
     world_ball: Option<BallCuller>,
 }
 
+/// Refuses a ball with a non-finite centre or radius, or a negative radius.
+fn check_ball(center: DVec3, radius: f64) -> Result<(), QueryError> {
+    if !center.is_finite() {
+        return Err(QueryError::NonFinite("sphere centre"));
+    }
+    if !radius.is_finite() {
+        return Err(QueryError::NonFinite("sphere radius"));
+    }
+    if radius < 0.0 {
+        return Err(QueryError::NegativeRadius(radius));
+    }
+    Ok(())
+}
+
 /// The ball as seen from one local frame (for culling; tests run in world space).
 #[derive(Clone, Debug)]
 pub struct LocalSphere {
@@ -96,15 +110,7 @@ impl SphereIntersector {
         center: DVec3,
         radius: f64,
     ) -> Result<Self, QueryError> {
-        if !center.is_finite() {
-            return Err(QueryError::NonFinite("sphere centre"));
-        }
-        if !radius.is_finite() {
-            return Err(QueryError::NonFinite("sphere radius"));
-        }
-        if radius < 0.0 {
-            return Err(QueryError::NegativeRadius(radius));
-        }
+        check_ball(center, radius)?;
         if matches!(frame, CoordinateFrame::Projection | CoordinateFrame::Window) {
             return Err(QueryError::UnsupportedFrame("sphere", frame.name()));
         }
@@ -119,6 +125,28 @@ impl SphereIntersector {
             scratch: Vec::new(),
             world_ball: None,
         })
+    }
+
+    /// Moves and resizes the ball, in the same frame, keeping everything else: the
+    /// limit, the primitive mask and the room made for hits. A query repeated every
+    /// frame reuses one intersector instead of making a new one; the last traversal's
+    /// hits are dropped.
+    ///
+    /// ```
+    /// use scene_intersect::intersectors::SphereIntersector;
+    /// use glam::DVec3;
+    /// let mut ball = SphereIntersector::new(DVec3::ZERO, 2.0)?;
+    /// ball.set_sphere(DVec3::X, 0.5)?;
+    /// assert_eq!((ball.center(), ball.radius()), (DVec3::X, 0.5));
+    /// assert!(ball.set_sphere(DVec3::X, -1.0).is_err());
+    /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+    /// ```
+    pub fn set_sphere(&mut self, center: DVec3, radius: f64) -> Result<(), QueryError> {
+        check_ball(center, radius)?;
+        self.center = center;
+        self.radius = radius;
+        self.hits.clear();
+        Ok(())
     }
 
     /// Builder form of [`set_limit`](Self::set_limit).
