@@ -56,6 +56,9 @@ pub struct Drive {
     pub inflate: f64,
     root: NodeId,
     visitor: IntersectionVisitor,
+    /// The contact query, made at the first frame and moved to the vehicle's box at
+    /// every frame after (its working room is kept).
+    query: Option<PolytopeIntersector>,
     current: BTreeMap<Vec<NodeId>, Contact>,
 }
 
@@ -70,6 +73,7 @@ impl Drive {
             inflate,
             root,
             visitor,
+            query: None,
             current: BTreeMap::new(),
         }
     }
@@ -86,11 +90,18 @@ impl Drive {
             .vehicle
             .polytope(&world, self.inflate)
             .map_err(|e| format!("vehicle box: {e}"))?;
-        let mut query =
-            PolytopeIntersector::new(polytope).with_primitive_mask(PrimitiveMask::TRIANGLES);
+        let query = match &mut self.query {
+            Some(query) => {
+                query.set_polytope(polytope);
+                query
+            }
+            None => self.query.insert(
+                PolytopeIntersector::new(polytope).with_primitive_mask(PrimitiveMask::TRIANGLES),
+            ),
+        };
         let started = Instant::now();
         self.visitor
-            .apply(scene, self.root, &mut query)
+            .apply(scene, self.root, query)
             .map_err(|e| format!("contact query: {e}"))?;
         let query_time = started.elapsed();
 
