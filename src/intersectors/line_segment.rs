@@ -78,6 +78,9 @@ pub struct LineSegmentIntersector {
     world_end: DVec3,
     /// The hits of the last traversal, once it has ended.
     hits: Vec<LineSegmentHit>,
+    /// Emptied node-path vectors of dropped hits, for the next hits to fill: a query
+    /// repeated on a moved intersector allocates no paths once its first hits are made.
+    spare_paths: Vec<Vec<NodeId>>,
     /// The hits while a traversal runs.
     pending: SegmentHitStore,
     /// The world segment prepared for the scene index's boxes (see
@@ -134,6 +137,7 @@ impl LineSegmentIntersector {
             world_start: start,
             world_end: end,
             hits: Vec::new(),
+            spare_paths: Vec::new(),
             pending: SegmentHitStore::default(),
             world_slab: None,
             world_slab4: None,
@@ -158,7 +162,7 @@ impl LineSegmentIntersector {
         check_segment(start, end)?;
         self.start = start;
         self.end = end;
-        self.hits.clear();
+        self.drop_hits();
         Ok(())
     }
 
@@ -230,6 +234,15 @@ impl LineSegmentIntersector {
     /// The first (nearest) hit, if any.
     pub fn first_intersection(&self) -> Option<&LineSegmentHit> {
         self.hits.first()
+    }
+
+    /// Forgets the last hits, keeping their node-path vectors for the next ones.
+    fn drop_hits(&mut self) {
+        while let Some(hit) = self.hits.pop() {
+            let mut path = hit.node_path;
+            path.clear();
+            self.spare_paths.push(path);
+        }
     }
 
     /// [`Intersector::enter_world_box`] before [`Intersector::begin_world_boxes`] (not
@@ -462,7 +475,7 @@ impl Intersector for LineSegmentIntersector {
     type Local = LocalSegment;
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
-        self.hits.clear();
+        self.drop_hits();
         self.pending.clear();
         self.world_slab = None;
         self.world_slab4 = None;
@@ -642,6 +655,7 @@ impl Intersector for LineSegmentIntersector {
     }
 
     fn end(&mut self) {
-        self.pending.drain_sorted_into(&mut self.hits);
+        self.pending
+            .drain_sorted_into(&mut self.hits, &mut self.spare_paths);
     }
 }

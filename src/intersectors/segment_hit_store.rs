@@ -215,8 +215,13 @@ impl SegmentHitStore {
 
     /// Replaces the contents of `out` by the kept hits as full records, sorted by ratio
     /// (ties by drawable, primitive index, node path and vertex indices), in the room
-    /// `out` already has; the store is left empty.
-    pub fn drain_sorted_into(&mut self, out: &mut Vec<LineSegmentHit>) {
+    /// `out` already has, their node paths in the empty vectors of `spare_paths` while
+    /// it has any; the store is left empty.
+    pub fn drain_sorted_into(
+        &mut self,
+        out: &mut Vec<LineSegmentHit>,
+        spare_paths: &mut Vec<Vec<NodeId>>,
+    ) {
         // Positions sorted by ratio; only equal ratios (rare) look up visits and paths.
         let mut order: SmallVec<[(i64, u32); 32]> = (self.hits.iter())
             .enumerate()
@@ -244,7 +249,16 @@ impl SegmentHitStore {
             let n = h.vertex_count();
             LineSegmentHit {
                 ratio: h.ratio,
-                node_path: self.paths[visit.path.clone()].to_vec(),
+                node_path: {
+                    let path = &self.paths[visit.path.clone()];
+                    match spare_paths.pop() {
+                        Some(mut spare) => {
+                            spare.extend_from_slice(path);
+                            spare
+                        }
+                        None => path.to_vec(),
+                    }
+                },
                 drawable: visit.drawable,
                 primitive_index: h.primitive_index,
                 primitive_kind: h.kind,
