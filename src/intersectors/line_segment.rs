@@ -6,6 +6,7 @@ use glam::{DMat3, DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
 use super::hit_order::{cull_padding, padded_box};
+use super::node_path_pool::NodePathPool;
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
 use crate::accel::{Aabb, Aabb4, SegmentSlab, WideEntries, WideSegmentSlab};
@@ -78,9 +79,8 @@ pub struct LineSegmentIntersector {
     world_end: DVec3,
     /// The hits of the last traversal, once it has ended.
     hits: Vec<LineSegmentHit>,
-    /// Emptied node-path vectors of dropped hits, for the next hits to fill: a query
-    /// repeated on a moved intersector allocates no paths once its first hits are made.
-    spare_paths: Vec<Vec<NodeId>>,
+    /// The node-path vectors of dropped hits, for the next hits.
+    spare_paths: NodePathPool,
     /// The hits while a traversal runs.
     pending: SegmentHitStore,
     /// The world segment prepared for the scene index's boxes (see
@@ -137,7 +137,7 @@ impl LineSegmentIntersector {
             world_start: start,
             world_end: end,
             hits: Vec::new(),
-            spare_paths: Vec::new(),
+            spare_paths: NodePathPool::default(),
             pending: SegmentHitStore::default(),
             world_slab: None,
             world_slab4: None,
@@ -162,7 +162,8 @@ impl LineSegmentIntersector {
         check_segment(start, end)?;
         self.start = start;
         self.end = end;
-        self.drop_hits();
+        self.spare_paths
+            .drop_hits(&mut self.hits, |hit| hit.node_path);
         Ok(())
     }
 
@@ -234,15 +235,6 @@ impl LineSegmentIntersector {
     /// The first (nearest) hit, if any.
     pub fn first_intersection(&self) -> Option<&LineSegmentHit> {
         self.hits.first()
-    }
-
-    /// Forgets the last hits, keeping their node-path vectors for the next ones.
-    fn drop_hits(&mut self) {
-        while let Some(hit) = self.hits.pop() {
-            let mut path = hit.node_path;
-            path.clear();
-            self.spare_paths.push(path);
-        }
     }
 
     /// [`Intersector::enter_world_box`] before [`Intersector::begin_world_boxes`] (not
@@ -475,7 +467,8 @@ impl Intersector for LineSegmentIntersector {
     type Local = LocalSegment;
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
-        self.drop_hits();
+        self.spare_paths
+            .drop_hits(&mut self.hits, |hit| hit.node_path);
         self.pending.clear();
         self.world_slab = None;
         self.world_slab4 = None;

@@ -11,6 +11,7 @@ mod error;
 mod group;
 mod hit_order;
 mod line_segment;
+mod node_path_pool;
 mod polytope;
 mod polytope_intersector;
 mod primitive_mask;

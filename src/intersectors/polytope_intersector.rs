@@ -5,6 +5,7 @@ use smallvec::SmallVec;
 
 use super::clipping::{clip_polygon, clip_segment, contains_point, plane_value, ClipPolygon};
 use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
+use super::node_path_pool::NodePathPool;
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{Aabb, Aabb4, PlaneCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -88,6 +89,8 @@ pub struct PolytopeIntersector {
     world_bounds: Option<Aabb>,
     world_reference: DVec4,
     hits: Vec<PolytopeHit>,
+    /// The node-path vectors of dropped hits, for the next hits.
+    spare_paths: NodePathPool,
     scratch_hits: Vec<RawHit>,
     scratch_points: Vec<DVec3>,
 }
@@ -122,6 +125,7 @@ impl PolytopeIntersector {
             primitive_mask: PrimitiveMask::ALL,
             world_reference: DVec4::ZERO,
             hits: Vec::new(),
+            spare_paths: NodePathPool::default(),
             scratch_hits: Vec::new(),
             scratch_points: Vec::new(),
         }
@@ -163,7 +167,8 @@ impl PolytopeIntersector {
         self.polytope = polytope;
         // Derived from the polytope in `begin`; an empty list means not yet.
         self.world_normalized.clear();
-        self.hits.clear();
+        self.spare_paths
+            .drop_hits(&mut self.hits, |hit| hit.node_path);
     }
 
     /// Builder form of [`set_limit`](Self::set_limit).
@@ -436,7 +441,8 @@ impl Intersector for PolytopeIntersector {
     type Local = LocalPolytope;
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
-        self.hits.clear();
+        self.spare_paths
+            .drop_hits(&mut self.hits, |hit| hit.node_path);
         // Made afresh by `begin_world_boxes` for each scene index.
         self.world_culler = None;
         let m = frames.matrices(self.frame)?;
@@ -627,6 +633,7 @@ impl Intersector for PolytopeIntersector {
         let limit = self.limit;
         let mut limited: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
         let kept = &mut self.hits;
+        let paths = &mut self.spare_paths;
         for_each_primitive(&mut raw, &points, |r, local_polygon| {
             let polygon: SmallVec<[DVec3; 8]> = local_polygon
                 .iter()
@@ -640,7 +647,7 @@ impl Intersector for PolytopeIntersector {
                 .map(|p| distance_to(*p))
                 .fold(f64::NEG_INFINITY, f64::max);
             let hit = PolytopeHit {
-                node_path: context.node_path.to_vec(),
+                node_path: paths.copy_of(context.node_path),
                 drawable: context.drawable,
                 primitive_index: r.primitive_index,
                 primitive_kind: r.kind,

@@ -16,6 +16,7 @@ use glam::{DMat3, DMat4, DVec3};
 use smallvec::SmallVec;
 
 use super::hit_order::{compare_keys, sort_keyed, total_order_key};
+use super::node_path_pool::NodePathPool;
 use super::{LineSegmentHit, PrimitiveKind};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{DrawableContext, IntersectionLimit};
@@ -215,13 +216,8 @@ impl SegmentHitStore {
 
     /// Replaces the contents of `out` by the kept hits as full records, sorted by ratio
     /// (ties by drawable, primitive index, node path and vertex indices), in the room
-    /// `out` already has, their node paths in the empty vectors of `spare_paths` while
-    /// it has any; the store is left empty.
-    pub fn drain_sorted_into(
-        &mut self,
-        out: &mut Vec<LineSegmentHit>,
-        spare_paths: &mut Vec<Vec<NodeId>>,
-    ) {
+    /// `out` already has, their node paths copied by `paths`; the store is left empty.
+    pub fn drain_sorted_into(&mut self, out: &mut Vec<LineSegmentHit>, paths: &mut NodePathPool) {
         // Positions sorted by ratio; only equal ratios (rare) look up visits and paths.
         let mut order: SmallVec<[(i64, u32); 32]> = (self.hits.iter())
             .enumerate()
@@ -249,16 +245,7 @@ impl SegmentHitStore {
             let n = h.vertex_count();
             LineSegmentHit {
                 ratio: h.ratio,
-                node_path: {
-                    let path = &self.paths[visit.path.clone()];
-                    match spare_paths.pop() {
-                        Some(mut spare) => {
-                            spare.extend_from_slice(path);
-                            spare
-                        }
-                        None => path.to_vec(),
-                    }
-                },
+                node_path: paths.copy_of(&self.paths[visit.path.clone()]),
                 drawable: visit.drawable,
                 primitive_index: h.primitive_index,
                 primitive_kind: h.kind,

@@ -4,6 +4,7 @@ use glam::{DMat4, DVec3, Vec3};
 
 use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
 use super::line_segment::max_scale;
+use super::node_path_pool::NodePathPool;
 use super::{PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{Aabb, Aabb4, BallCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -69,6 +70,8 @@ pub struct SphereIntersector {
     primitive_mask: PrimitiveMask,
     world_center: DVec3,
     hits: Vec<SphereHit>,
+    /// The node-path vectors of dropped hits, for the next hits.
+    spare_paths: NodePathPool,
     scratch: Vec<RawHit>,
     /// The world ball prepared for the scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]).
@@ -122,6 +125,7 @@ impl SphereIntersector {
             primitive_mask: PrimitiveMask::ALL,
             world_center: center,
             hits: Vec::new(),
+            spare_paths: NodePathPool::default(),
             scratch: Vec::new(),
             world_ball: None,
         })
@@ -145,7 +149,8 @@ impl SphereIntersector {
         check_ball(center, radius)?;
         self.center = center;
         self.radius = radius;
-        self.hits.clear();
+        self.spare_paths
+            .drop_hits(&mut self.hits, |hit| hit.node_path);
         Ok(())
     }
 
@@ -315,7 +320,8 @@ impl Intersector for SphereIntersector {
     type Local = LocalSphere;
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
-        self.hits.clear();
+        self.spare_paths
+            .drop_hits(&mut self.hits, |hit| hit.node_path);
         let m = frames.matrices(self.frame)?;
         self.world_ball = None;
         self.world_center = m.frame_to_world.transform_point3(self.center);
@@ -414,6 +420,7 @@ impl Intersector for SphereIntersector {
             None => drawable.accept(&mut functor),
         }
         normalize(&mut raw);
+        let paths = &mut self.spare_paths;
         let hits = raw.drain(..).map(
             |RawHit {
                  primitive_index,
@@ -422,7 +429,7 @@ impl Intersector for SphereIntersector {
                  distance,
                  ..
              }| SphereHit {
-                node_path: context.node_path.to_vec(),
+                node_path: paths.copy_of(context.node_path),
                 drawable: context.drawable,
                 primitive_index,
                 primitive_kind: kind,
