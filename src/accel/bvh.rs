@@ -199,6 +199,12 @@ impl Bvh {
     /// With more than [`MAX_BVH_ITEMS`] boxes (a few hundred million: more than any
     /// scene fits in memory with its meshes). Callers check the count first.
     pub fn build(boxes: &[Aabb]) -> (Bvh, Vec<u32>) {
+        Self::build_with_min_split(boxes, MIN_SPLIT_ITEMS)
+    }
+
+    /// [`build`](Self::build), with ranges of fewer than `min_split_items` items always
+    /// made leaves.
+    pub fn build_with_min_split(boxes: &[Aabb], min_split_items: usize) -> (Bvh, Vec<u32>) {
         assert!(
             boxes.len() <= MAX_BVH_ITEMS,
             "a BVH holds at most {MAX_BVH_ITEMS} items"
@@ -223,7 +229,7 @@ impl Bvh {
                 center_bounds.max = center_bounds.max.max(c);
             }
             let count = items.len();
-            if count < MIN_SPLIT_ITEMS {
+            if count < min_split_items {
                 nodes[node] = BvhNode::leaf(bounds, start, count);
                 continue;
             }
@@ -845,5 +851,37 @@ mod tests {
         let b = Aabb::from_f64_outward(DVec3::new(f64::NAN, 0.0, 0.0), DVec3::splat(f64::NAN));
         assert_eq!(b.min, Vec3::new(f32::NEG_INFINITY, 0.0, 0.0));
         assert_eq!(b.max, Vec3::splat(f32::INFINITY));
+    }
+
+    #[test]
+    fn a_lower_min_split_gives_smaller_leaves() {
+        // 512 unit boxes along a line: the SAH splits them as far as it is allowed to.
+        let boxes: Vec<Aabb> = (0..512)
+            .map(|i| {
+                let x = i as f32 * 2.0;
+                Aabb {
+                    min: Vec3::new(x, 0.0, 0.0),
+                    max: Vec3::new(x + 1.0, 1.0, 1.0),
+                }
+            })
+            .collect();
+        let leaf_sizes = |bvh: &Bvh| -> Vec<u32> {
+            bvh.nodes
+                .iter()
+                .filter(|n| n.is_leaf())
+                .map(|n| n.count())
+                .collect()
+        };
+        let (coarse, _) = Bvh::build(&boxes);
+        let (fine, order) = Bvh::build_with_min_split(&boxes, 2);
+        assert!(leaf_sizes(&coarse).iter().all(|&n| (1..=8).contains(&n)));
+        assert!(
+            leaf_sizes(&fine).iter().all(|&n| n == 1),
+            "{:?}",
+            leaf_sizes(&fine)
+        );
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..512).collect::<Vec<u32>>(), "a permutation");
     }
 }
