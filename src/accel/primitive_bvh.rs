@@ -53,12 +53,13 @@ impl PackedPrimitive {
 
 /// Drawables of at least this many primitives get finer leaves: their BVH splits ranges
 /// down to [`FINE_MIN_SPLIT`] primitives when the SAH asks (below 8 they are leaves
-/// otherwise: ~4.7 primitives per leaf on littlest_tokyo). A scene-index fragment of such a drawable is then walked to one or two
-/// triangles instead of tested whole. Callgrind, 1024 queries on littlest_tokyo:
-/// nearest segments -5.4 %, all hits -6.7 %, boxes -1.6 %, spheres unchanged; memory
-/// 23.7 -> 29.4 bytes per triangle. Small drawables (the generated city's buildings,
-/// shared by many instances) keep the coarser leaves: their per-instance fragments and
-/// matrices already hold the city near its 32-byte budget (`tests/memory_budget.rs`).
+/// otherwise: ~4.7 primitives per leaf on littlest_tokyo). A scene-index fragment of
+/// such a drawable is then walked down to one or two triangles instead of tested whole.
+/// Callgrind, 1024 queries on littlest_tokyo: nearest segments -5.4 %, all hits
+/// -6.7 %, boxes -1.6 %, spheres unchanged; memory 23.7 -> 29.4 bytes per triangle.
+/// Small drawables (the generated city's buildings, shared by many instances) keep the
+/// coarser leaves: their per-instance fragments and matrices already hold the city near
+/// its 32-byte budget (`tests/memory_budget.rs`).
 /// Splitting down to 4 gains another 3-5 % but costs 36 bytes per triangle.
 const FINE_LEAVES_FROM: usize = 1024;
 /// See [`FINE_LEAVES_FROM`].
@@ -70,9 +71,10 @@ const FINE_MIN_SPLIT: usize = 5;
 ///
 /// It keeps no vertex positions: they are read from the geometry, so the structure costs
 /// 16 bytes per primitive ([`PackedPrimitive`]) plus the nodes (28 bytes each, about one
-/// per two primitives; more in big drawables, see [`FINE_LEAVES_FROM`]). A geometry that is one triangle list (a single `Triangles`
-/// primitive set, as glTF meshes load) costs 4 bytes per triangle instead: only the
-/// triangle's index is kept, and its vertex indices are read back from the list.
+/// per two primitives, two per three in drawables of 1024 or more). A geometry that
+/// is one triangle list (a single `Triangles` primitive set, as glTF meshes load) costs
+/// 4 bytes per triangle instead: only the triangle's index is kept, and its vertex
+/// indices are read back from the list.
 /// The scene graph builds it lazily per drawable and drops it whenever the drawable is
 /// edited, so it is never stale. Every method that reads primitives takes the geometry
 /// it was built from.

@@ -157,7 +157,9 @@ impl PolytopeIntersector {
     /// use scene_intersect::intersectors::{Polytope, PolytopeIntersector};
     /// use glam::{DQuat, DVec3};
     /// let half = DVec3::new(1.0, 0.75, 2.0);
-    /// let car = |x: f64| Polytope::from_oriented_box(DVec3::new(x, 0.75, 0.0), half, DQuat::IDENTITY);
+    /// let car = |x: f64| {
+    ///     Polytope::from_oriented_box(DVec3::new(x, 0.75, 0.0), half, DQuat::IDENTITY)
+    /// };
     /// let mut query = PolytopeIntersector::new(car(0.0)?);
     /// query.set_polytope(car(5.0)?);
     /// assert!(query.polytope().contains(DVec3::new(5.5, 0.5, 1.0)));
