@@ -98,8 +98,10 @@ impl SegmentSlab {
         (near <= far).then_some(near)
     }
 
-    /// [`entry`](Self::entry) for four boxes at once: the same arithmetic, lane by lane.
-    /// (A walk testing many nodes prepares [`wide`](Self::wide) once instead.)
+    /// The slab with each component spread over four lanes, for
+    /// [`WideSegmentSlab::entries`]: [`entry`](Self::entry) for four boxes at once, the
+    /// same arithmetic lane by lane. (Not kept in the slab itself: a slab is copied
+    /// into every frame a query is localized to, and 144 more bytes cost more there.)
     ///
     /// ```
     /// use glam::{DVec3, Vec3};
@@ -109,18 +111,10 @@ impl SegmentSlab {
     /// let mut boxes = Aabb4::EMPTY;
     /// boxes.set(0, &Aabb { min: Vec3::ZERO, max: Vec3::ONE });
     /// boxes.set(1, &Aabb { min: Vec3::splat(5.0), max: Vec3::splat(6.0) });
-    /// let entries = slab.entries(&boxes);
+    /// let entries = slab.wide().entries(&boxes);
     /// assert_eq!(entries.mask & 0b11, 0b01);
     /// assert_eq!(Some(entries.keys[0]), slab.entry(&boxes.get(0)));
     /// ```
-    #[inline]
-    pub fn entries(&self, b: &Aabb4) -> WideEntries {
-        self.wide().entries(b)
-    }
-
-    /// The slab with each component spread over four lanes, for many
-    /// [`WideSegmentSlab::entries`] tests. (Not kept in the slab itself: a slab is copied
-    /// into every frame a query is localized to, and 144 more bytes cost more there.)
     pub fn wide(&self) -> WideSegmentSlab {
         let splat = |v: Vec3A| [Vec4::splat(v.x), Vec4::splat(v.y), Vec4::splat(v.z)];
         WideSegmentSlab {
@@ -259,7 +253,7 @@ mod tests {
                 boxes.set(i % 4, &b);
                 i += 1;
                 if i % 4 == 0 {
-                    let e = s.entries(&boxes);
+                    let e = s.wide().entries(&boxes);
                     for lane in 0..4 {
                         let one = s.entry(&boxes.get(lane));
                         assert_eq!(e.mask & (1 << lane) != 0, one.is_some());
