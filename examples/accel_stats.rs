@@ -9,6 +9,8 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
+use scene_intersect::accel::WorldChild;
+
 fn main() -> ExitCode {
     let Some(path) = std::env::args().nth(1) else {
         eprintln!("usage: accel_stats SCENE.glb");
@@ -40,5 +42,25 @@ fn main() -> ExitCode {
         bytes as f64 / primitives.max(1) as f64,
         bytes as f64 / instanced.max(1) as f64
     );
+    if let Some(index) = scene.scene_index(import.root) {
+        let world = index.world();
+        let (mut leaves, mut whole) = (0usize, 0usize);
+        world.for_each_child(
+            |_| true,
+            |child, _| match child {
+                WorldChild::Triangles { .. } => leaves += 1,
+                _ => whole += 1,
+            },
+        );
+        println!(
+            "world tree: {} triangles in {leaves} leaves ({:.2} per leaf), {whole} whole items, \
+             {} nodes, {:.1} bytes per triangle; {} instances",
+            world.triangle_count(),
+            world.triangle_count() as f64 / leaves.max(1) as f64,
+            world.nodes().len(),
+            world.memory_bytes() as f64 / world.triangle_count().max(1) as f64,
+            index.instances().len(),
+        );
+    }
     ExitCode::SUCCESS
 }

@@ -1,7 +1,7 @@
 //! The acceleration structures' memory budget: at most 32 bytes per instanced triangle
 //! beyond the vertex and index data (the primitive BVHs, counted once per shared mesh,
-//! and the scene index with its instances, fragments and trees), on the project's city
-//! and on the real scenes of ../shared/data.
+//! and the scene index with its instances, its world tree and its instance tree), on
+//! the project's city and on the real scenes of ../shared/data.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -49,8 +49,8 @@ fn bytes_per_instanced_triangle(path: &PathBuf) -> f64 {
 fn the_city_stays_within_32_bytes_per_instanced_triangle() {
     let city = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/city.glb");
     let per = bytes_per_instanced_triangle(&city);
-    // Its buildings share small meshes, so the per-instance structures (fragments, the
-    // index trees) weigh most here.
+    // Its buildings share small meshes, kept whole (one primitive tree per mesh): the
+    // instances themselves (paths and matrices) weigh most here.
     assert!(per <= 32.0, "city: {per:.1} bytes per instanced triangle");
 }
 

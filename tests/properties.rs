@@ -113,8 +113,9 @@ fn scene_spec() -> impl Strategy<Value = SceneSpec> {
     scene_spec_of(geometry_spec())
 }
 
-/// Scenes whose meshes reach a few hundred primitives: more than the scene index's
-/// fragments hold, so big drawables are cut and visited fragment by fragment.
+/// Scenes whose meshes reach a few hundred primitives: the world tree's leaves hold
+/// triangles of several instances side by side, and its quantized corners are
+/// filtered against every query kind.
 fn big_scene_spec() -> impl Strategy<Value = SceneSpec> {
     scene_spec_of(geometry_spec_up_to(48, 400))
 }
@@ -391,11 +392,11 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..config() })]
 
-    /// With meshes big enough to be cut into fragments (see `tests/fragments.rs`),
-    /// every code path still finds every primitive clearly hit and none clearly missed,
-    /// and Nearest is still the first hit of None.
+    /// With meshes of a few hundred primitives (placed in the world tree, see
+    /// `tests/world_tree.rs`), every code path still finds every primitive clearly hit
+    /// and none clearly missed, and Nearest is still the first hit of None.
     #[test]
-    fn big_meshes_cut_into_fragments_equal_brute_force(spec in big_scene_spec(), q in query()) {
+    fn big_meshes_equal_brute_force(spec in big_scene_spec(), q in query()) {
         let (scene, root, _) = build(&spec, None);
         for (name, run) in CODE_PATHS {
             let hits = run(&scene, root, &q, IntersectionLimit::None).unwrap();

@@ -809,9 +809,6 @@ impl Intersector for WideDrawablesOnly {
     fn reached_limit(&self) -> bool {
         self.inner.reached_limit()
     }
-    fn accepts_fragments(&self) -> bool {
-        self.inner.accepts_fragments()
-    }
     fn end(&mut self) {
         // (`LineSegmentIntersector::end` alone would be the segment's end point.)
         Intersector::end(&mut self.inner)

@@ -5,7 +5,7 @@
 //! query tests them together: each lane computes with the same IEEE operations as the
 //! one-box test, and only the instruction count changes.
 
-use glam::{Vec3, Vec4};
+use glam::{Vec3, Vec4, Vec4Swizzles};
 
 use super::Aabb;
 
@@ -87,6 +87,23 @@ impl Aabb4 {
             | self.max_y.cmplt(Vec4::splat(b.min.y))
             | self.max_z.cmplt(Vec4::splat(b.min.z));
         !apart.bitmask() & 0b1111
+    }
+
+    /// Box `lane`'s corners, each coordinate spread over four lanes (the form the leaf
+    /// filters take a leaf's box in): `([min x, min y, min z], [max x, max y, max z])`.
+    /// A lane of 4 or more reads lane 3.
+    #[inline(always)]
+    pub fn splat_lane(&self, lane: usize) -> ([Vec4; 3], [Vec4; 3]) {
+        let splat = |v: Vec4| match lane {
+            0 => v.xxxx(),
+            1 => v.yyyy(),
+            2 => v.zzzz(),
+            _ => v.wwww(),
+        };
+        (
+            [splat(self.min_x), splat(self.min_y), splat(self.min_z)],
+            [splat(self.max_x), splat(self.max_y), splat(self.max_z)],
+        )
     }
 
     /// The box holding the boxes whose lanes are set in `lanes` (bit `k` for lane `k`).

@@ -7,7 +7,7 @@
 
 use glam::{DVec3, Vec3, Vec4};
 
-use super::{Aabb, Aabb4};
+use super::{Aabb, Aabb4, TriangleLanes};
 
 /// Relative margin for the rounding of the `f32` arithmetic.
 const ROUNDING_MARGIN: f64 = 1.0 / (1u32 << 18) as f64;
@@ -78,6 +78,36 @@ impl BallCuller {
         distance_squared
             .cmple(Vec4::splat(self.reach_squared))
             .bitmask()
+    }
+
+    /// Which of the first `count` decoded triangles of a leaf (decoded with the origin
+    /// at the ball's `f32` centre, see [`center`](Self::center)) may lie within reach:
+    /// bit `k` clear only when triangle `k`'s box, grown by the decoding's error, is
+    /// certainly farther than the radius.
+    #[inline]
+    pub fn triangles(&self, t: &TriangleLanes, count: usize) -> u32 {
+        let valid = (1u32 << count) - 1;
+        if self.accept_all {
+            return valid;
+        }
+        let error = Vec4::splat(t.error);
+        // Per axis, how far the box [min - error, max + error] is from the origin.
+        let gap = |k: usize| {
+            let lo = t.a[k].min(t.b[k]).min(t.c[k]) - error;
+            let hi = t.a[k].max(t.b[k]).max(t.c[k]) + error;
+            lo.max(Vec4::ZERO) - hi.min(Vec4::ZERO)
+        };
+        let (gx, gy, gz) = (gap(0), gap(1), gap(2));
+        (gx * gx + gy * gy + gz * gz)
+            .cmple(Vec4::splat(self.reach_squared))
+            .bitmask()
+            & valid
+    }
+
+    /// The centre as the tests see it (in `f32`): the origin to decode leaf triangles
+    /// at for [`triangles`](Self::triangles).
+    pub fn center(&self) -> Vec3 {
+        self.center
     }
 }
 

@@ -478,27 +478,6 @@ impl Bvh {
         }
     }
 
-    /// Cuts the tree into subtrees of at most `max_items` items each (or single leaves,
-    /// when a leaf holds more): the roots of those subtrees, left to right. Their item
-    /// ranges partition the items. Empty for an empty tree.
-    pub fn cut(&self, max_items: usize) -> Vec<u32> {
-        let mut roots = Vec::new();
-        if self.nodes.is_empty() {
-            return roots;
-        }
-        let mut stack = vec![0u32];
-        while let Some(index) = stack.pop() {
-            let node = &self.nodes[index as usize];
-            if node.is_leaf() || self.subtree_items(index).len() <= max_items {
-                roots.push(index);
-            } else {
-                stack.push(node.first() + 1);
-                stack.push(node.first());
-            }
-        }
-        roots
-    }
-
     /// The items under a node: a contiguous range, from its leftmost leaf to its
     /// rightmost (the build partitions items in place, left child first).
     ///
@@ -707,27 +686,16 @@ mod tests {
     }
 
     #[test]
-    fn a_cut_partitions_the_items_into_small_subtrees() {
+    fn a_walk_below_a_node_sees_exactly_its_subtree_items() {
         let boxes = shuffled_unit_boxes();
         let (bvh, _) = Bvh::build(&boxes);
-        let roots = bvh.cut(40);
-        assert!(roots.len() >= 1000 / 40);
-        let mut covered = vec![0; boxes.len()];
-        for &r in &roots {
+        for r in (0..bvh.nodes.len() as u32).step_by(7) {
             let items = bvh.subtree_items(r);
-            assert!(items.len() <= 40 || bvh.nodes[r as usize].is_leaf());
-            // A walk below the root sees exactly the subtree's items.
             let mut walked = Vec::new();
             bvh.for_each_leaf_below(r, |_| true, |range| walked.extend(range));
-            assert_eq!(walked, items.clone().collect::<Vec<_>>());
-            for i in items {
-                covered[i] += 1;
-            }
+            assert_eq!(walked, items.collect::<Vec<_>>());
         }
-        assert!(covered.iter().all(|&n| n == 1));
-        // Cutting at the size of the whole tree keeps the root alone.
-        assert_eq!(bvh.cut(1000), vec![0]);
-        assert!(Bvh::default().cut(8).is_empty());
+        assert_eq!(bvh.subtree_items(0), 0..boxes.len());
     }
 
     #[test]

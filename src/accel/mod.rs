@@ -1,40 +1,46 @@
 //! Acceleration structures: bounding volume hierarchies over a drawable's primitives
 //! ([`PrimitiveBvh`]) and over every drawable instance under a root ([`SceneIndex`]).
 //!
-//! Queries fed from a [`PrimitiveBvh`] see exactly the primitives, vertex indices and
-//! primitive indices the plain decomposition gives, so accelerated and plain results are
-//! identical. The scene graph owns one per [`Geometry`](crate::drawable::Geometry)
-//! drawable, built lazily (or all at once with
-//! [`SceneGraph::build_acceleration`](crate::graph::SceneGraph::build_acceleration)) and
-//! dropped on every edit of the drawable.
+//! The [`SceneIndex`] is what queries walk: its [`WorldBvh`] holds every triangle of the
+//! scene placed in world space, four-wide ([`WorldNode`], four boxes tested with one set
+//! of SIMD operations, [`Aabb4`]), with leaves of up to four triangles whose corners are
+//! quantized ([`LeafTriangle`]). A query filters those in `f32` ([`SegmentFilter`],
+//! [`PlaneCuller`], [`BallCuller`]), never dropping a triangle its exact test could hit,
+//! and runs the exact `f64` test on the drawable's own vertices for the rest, so the
+//! answers are exactly the plain traversal's.
 //!
-//! The [`SceneIndex`] holds two trees: one over whole instances, and one over
-//! [`Fragment`]s, subtrees of at most [`FRAGMENT_PRIMITIVES`] primitives cut from each
-//! instance's [`PrimitiveBvh`] and placed in world space. Intersectors that
-//! [accept fragments](crate::visitor::Intersector::accepts_fragments) are walked over
-//! the second, so the parts of big overlapping meshes are ordered together instead of
-//! each mesh being entered from its root (Benthin et al., "Improved two-level BVHs
-//! using partial re-braiding", HPG 2017). Both are built by the binary SAH [`Bvh`] and
-//! collapsed to four children per node ([`WideBvh`]), so a query tests four boxes
-//! ([`Aabb4`]) with one set of SIMD operations.
+//! Queries fed from a [`PrimitiveBvh`] see exactly the primitives, vertex indices and
+//! primitive indices the plain decomposition gives. The scene graph owns one per
+//! [`Geometry`](crate::drawable::Geometry) drawable, built when first needed (for the
+//! instances the world tree keeps whole, those detached by a move, and intersectors that
+//! visit whole drawables) and dropped on every edit of the drawable.
 
 mod aabb4;
 mod ball_culler;
+mod binned_sah;
 mod bvh;
+mod leaf_triangles;
 mod plane_culler;
 mod primitive_bvh;
 mod scene_index;
+mod segment_filter;
 mod segment_slab;
 mod triangle_list;
+pub(crate) use triangle_list::TriangleList;
 mod wide_bvh;
+mod world_bvh;
 
 pub use aabb4::{Aabb4, WideEntries};
 pub use ball_culler::BallCuller;
 pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_BVH_ITEMS, MAX_LEAF_ITEMS};
+pub use leaf_triangles::{LeafTriangle, TriangleLanes};
 pub use plane_culler::{BoxMargins, PlaneCuller, MAX_CULLED_PLANES};
 pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVES};
-pub use scene_index::{
-    Fragment, Gate, Instance, SceneIndex, FRAGMENT_PRIMITIVES, UNCUT_PRIMITIVES,
-};
+pub use scene_index::{Gate, Instance, Placement, SceneIndex};
+pub use segment_filter::SegmentFilter;
 pub use segment_slab::{SegmentSlab, WideSegmentSlab};
 pub use wide_bvh::{WideBvh, WideNode};
+pub use world_bvh::{
+    decode_reference, WorldBvh, WorldChild, WorldItem, WorldNode, FILTER_LANES, LEAF_TRIANGLES,
+    MAX_WHOLE_ITEMS, MAX_WORLD_TRIANGLES,
+};

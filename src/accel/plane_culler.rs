@@ -15,7 +15,7 @@
 
 use glam::{DVec4, Vec3, Vec4};
 
-use super::{Aabb, Aabb4};
+use super::{Aabb, Aabb4, TriangleLanes};
 
 /// Relative margin for the rounding of the `f32` plane arithmetic.
 const ROUNDING_MARGIN: f64 = 1.0 / (1u32 << 18) as f64;
@@ -296,6 +296,55 @@ impl PlaneCuller {
             outside |= far.cmplt(Vec4::splat(below)).bitmask();
         }
         !outside & 0b1111
+    }
+
+    /// Which of the first `count` decoded triangles of a leaf (in world coordinates:
+    /// decoded with the origin at zero) are certainly outside one plane: all three
+    /// corners below it by more than the margins given at construction and the
+    /// decoding's error. Bit `k` set for triangle `k`; the others may meet the polytope.
+    #[inline]
+    pub fn triangles_outside(&self, t: &TriangleLanes, count: usize) -> u32 {
+        let valid = (1u32 << count) - 1;
+        let outside_of = |nx: f32, ny: f32, nz: f32, offset: f32, below: f32| {
+            let value = |p: &[Vec4; 3]| {
+                Vec4::splat(nx) * p[0]
+                    + Vec4::splat(ny) * p[1]
+                    + Vec4::splat(nz) * p[2]
+                    + Vec4::splat(offset)
+            };
+            let below = Vec4::splat(below);
+            (value(&t.a).cmplt(below) & value(&t.b).cmplt(below) & value(&t.c).cmplt(below))
+                .bitmask()
+        };
+        // A unit normal: a corner off by `error` changes its value by at most that.
+        let slack = self.margins.outside + t.error;
+        let mut outside = 0;
+        match &self.planes {
+            CullPlanes::Lanes(l) => {
+                for k in 0..self.count {
+                    let (q, lane) = (k / 4, k % 4);
+                    outside |= outside_of(
+                        l.nx[q][lane],
+                        l.ny[q][lane],
+                        l.nz[q][lane],
+                        l.offset[q][lane],
+                        -(l.offset_margin[q][lane] + slack),
+                    );
+                }
+            }
+            CullPlanes::Many(planes) => {
+                for p in planes {
+                    outside |= outside_of(
+                        p.normal.x,
+                        p.normal.y,
+                        p.normal.z,
+                        p.offset,
+                        -(p.offset_margin + slack),
+                    );
+                }
+            }
+        }
+        outside & valid
     }
 
     /// [`PlaneCuller::classify_with`] for more than [`LANES`] planes.

@@ -53,14 +53,9 @@ impl PackedPrimitive {
 
 /// Drawables of at least this many primitives get finer leaves: their BVH splits ranges
 /// down to [`FINE_MIN_SPLIT`] primitives when the SAH asks (below 8 they are leaves
-/// otherwise: ~4.7 primitives per leaf on littlest_tokyo). A scene-index fragment of
-/// such a drawable is then walked down to one or two triangles instead of tested whole.
-/// Callgrind, 1024 queries on littlest_tokyo: nearest segments -5.4 %, all hits
-/// -6.7 %, boxes -1.6 %, spheres unchanged; memory 23.7 -> 29.4 bytes per triangle.
-/// Small drawables (the generated city's buildings, shared by many instances) keep the
-/// coarser leaves: their per-instance fragments and matrices already hold the city near
-/// its 32-byte budget (`tests/memory_budget.rs`).
-/// Splitting down to 4 gains another 3-5 % but costs 36 bytes per triangle.
+/// otherwise: ~4.7 primitives per leaf on littlest_tokyo), so a query tests one or two
+/// triangles per leaf instead of five (nearest segments ~5 % fewer instructions when
+/// these trees carried every query). Small drawables keep the coarser leaves.
 const FINE_LEAVES_FROM: usize = 1024;
 /// See [`FINE_LEAVES_FROM`].
 const FINE_MIN_SPLIT: usize = 5;
@@ -82,9 +77,6 @@ const FINE_MIN_SPLIT: usize = 5;
 pub struct PrimitiveBvh {
     bvh: Bvh,
     primitives: Primitives,
-    /// Whether two triangles share a primitive index (a quad's halves): such a
-    /// drawable must be visited whole, since intersectors merge those triangles per visit.
-    shares_primitive_indices: bool,
 }
 
 /// How a [`PrimitiveBvh`] stores its primitives, in leaf order.
@@ -157,12 +149,6 @@ impl PrimitiveBvh {
             boxes: Vec::with_capacity(geometry.primitive_count()),
         };
         geometry.accept_functor(&mut collect);
-        // The functor emits primitives in primitive order: a shared index is a repeat.
-        let shares_primitive_indices = collect.primitives.windows(2).any(|w| {
-            w[0].kind() == PrimitiveKind::Triangle
-                && w[1].kind() == PrimitiveKind::Triangle
-                && w[0].primitive_index() == w[1].primitive_index()
-        });
         let (bvh, order) = if collect.boxes.len() >= FINE_LEAVES_FROM {
             Bvh::build_with_min_split(&collect.boxes, FINE_MIN_SPLIT)
         } else {
@@ -187,30 +173,7 @@ impl PrimitiveBvh {
         } else {
             Primitives::Packed(packed)
         };
-        Some(PrimitiveBvh {
-            bvh,
-            primitives,
-            shares_primitive_indices,
-        })
-    }
-
-    /// Whether two of its triangles share a primitive index (the two halves of a quad).
-    /// Intersectors merge such triangles within one drawable visit, so the visitor never
-    /// splits the visit of such a drawable into [fragments](Self::fragments).
-    pub fn shares_primitive_indices(&self) -> bool {
-        self.shares_primitive_indices
-    }
-
-    /// The nodes that split this BVH into subtrees of at most `max_primitives`
-    /// primitives (see [`Bvh::cut`]): a query visiting each of them with the `start`
-    /// argument of the `for_each_candidate*` methods sees every primitive exactly once.
-    /// A drawable whose triangles [share primitive indices](Self::shares_primitive_indices)
-    /// is not split: its only fragment is the root.
-    pub fn fragments(&self, max_primitives: usize) -> Vec<u32> {
-        if self.shares_primitive_indices || self.bvh.nodes.is_empty() {
-            return vec![0];
-        }
-        self.bvh.cut(max_primitives)
+        Some(PrimitiveBvh { bvh, primitives })
     }
 
     /// Number of primitives held.
@@ -257,30 +220,27 @@ impl PrimitiveBvh {
         &self.bvh
     }
 
-    /// Feeds `functor` every primitive in a leaf below node `start` (0: the root) whose
-    /// path `enter` accepts; `geometry` is the one the BVH was built from.
+    /// Feeds `functor` every primitive in a leaf whose path `enter` accepts; `geometry`
+    /// is the one the BVH was built from.
     pub fn for_each_candidate<F: PrimitiveFunctor + ?Sized>(
         &self,
-        start: u32,
         geometry: &Geometry,
         enter: impl FnMut(&Aabb) -> bool,
         functor: &mut F,
     ) {
         let (source, vertices) = (self.source(geometry), geometry.vertices());
-        self.bvh.for_each_leaf_below(start, enter, |range| {
+        self.bvh.for_each_leaf(enter, |range| {
             emit_range(source, range, vertices, functor);
         });
     }
 
-    /// Feeds `functor` the primitives below node `start` (0: the root) of a walk that
-    /// carries a state down the tree (see [`Bvh::for_each_leaf_with`]): `enter` maps a
+    /// Feeds `functor` the primitives of a walk that carries a state down the tree (see [`Bvh::for_each_leaf_with`]): `enter` maps a
     /// node's box and its parent's state to its own state (`None`: skip), a node whose
     /// state satisfies `whole` is taken with its entire subtree, and `on_leaf` hands each
     /// leaf's state to the functor before its primitives.
     #[allow(clippy::too_many_arguments)]
     pub fn for_each_candidate_with<S: Copy, F: PrimitiveFunctor + ?Sized>(
         &self,
-        start: u32,
         geometry: &Geometry,
         root_state: S,
         enter: impl FnMut(&Aabb, S) -> Option<S>,
@@ -290,19 +250,18 @@ impl PrimitiveBvh {
     ) {
         let (source, vertices) = (self.source(geometry), geometry.vertices());
         self.bvh
-            .for_each_leaf_with_below(start, root_state, enter, whole, |range, state| {
+            .for_each_leaf_with(root_state, enter, whole, |range, state| {
                 on_leaf(functor, state);
                 emit_range(source, range, vertices, functor);
             });
     }
 
-    /// Nearest-first traversal for rays, below node `start` (0: the root): `entry` gives
+    /// Nearest-first traversal for rays: `entry` gives
     /// the parameter at which the query enters a node's box (`None` when it misses it),
     /// nearer children are visited first, and a node entered beyond `limit` is skipped
     /// (the functor may lower `limit` as it finds hits).
     pub fn for_each_candidate_ordered<F: PrimitiveFunctor + ?Sized>(
         &self,
-        start: u32,
         geometry: &Geometry,
         entry: impl FnMut(&Aabb) -> Option<f64>,
         limit: &Cell<f64>,
@@ -329,16 +288,13 @@ impl PrimitiveBvh {
                 true
             }
         }
-        self.bvh.for_each_leaf_ordered_below(
-            start,
-            &mut Walk {
-                entry,
-                limit,
-                source: self.source(geometry),
-                vertices: geometry.vertices(),
-                functor,
-            },
-        );
+        self.bvh.for_each_leaf_ordered(&mut Walk {
+            entry,
+            limit,
+            source: self.source(geometry),
+            vertices: geometry.vertices(),
+            functor,
+        });
     }
 }
 
@@ -436,7 +392,7 @@ mod tests {
         g.accept(&mut plain);
         let bvh = PrimitiveBvh::build(&g).unwrap();
         let mut accelerated = Record::default();
-        bvh.for_each_candidate(0, &g, |_| true, &mut accelerated);
+        bvh.for_each_candidate(&g, |_| true, &mut accelerated);
         plain.0.sort();
         accelerated.0.sort();
         assert_eq!(plain, accelerated);
@@ -467,7 +423,7 @@ mod tests {
             let bvh = PrimitiveBvh::build(g).unwrap();
             assert!(bvh.is_triangle_list());
             let mut accelerated = Record::default();
-            bvh.for_each_candidate(0, g, |_| true, &mut accelerated);
+            bvh.for_each_candidate(g, |_| true, &mut accelerated);
             plain.0.sort();
             accelerated.0.sort();
             assert_eq!(plain, accelerated);
@@ -482,7 +438,7 @@ mod tests {
                 ))
                 .unwrap();
             let mut wrong = Record::default();
-            bvh.for_each_candidate(0, &strip, |_| true, &mut wrong);
+            bvh.for_each_candidate(&strip, |_| true, &mut wrong);
             assert!(wrong.0.is_empty());
         }
         // A strip keeps its packed primitives.
@@ -497,41 +453,6 @@ mod tests {
         )
         .unwrap()
         .is_triangle_list());
-    }
-
-    #[test]
-    fn fragments_cover_every_primitive_once_and_quads_stay_whole() {
-        let vertices: Vec<Vec3> = (0..400)
-            .map(|i| Vec3::new((i % 20) as f32, ((i * 7) % 3) as f32, (i / 20) as f32))
-            .collect();
-        let strip = Geometry::new(vertices.clone())
-            .with_primitive_set(PrimitiveSet::draw_arrays(
-                PrimitiveMode::TriangleStrip,
-                0,
-                400,
-            ))
-            .unwrap();
-        let bvh = PrimitiveBvh::build(&strip).unwrap();
-        assert!(!bvh.shares_primitive_indices());
-        let fragments = bvh.fragments(16);
-        assert!(fragments.len() >= 398 / 16);
-        let mut whole = Record::default();
-        bvh.for_each_candidate(0, &strip, |_| true, &mut whole);
-        let mut pieces = Record::default();
-        for &node in &fragments {
-            bvh.for_each_candidate(node, &strip, |_| true, &mut pieces);
-        }
-        whole.0.sort();
-        pieces.0.sort();
-        assert_eq!(whole, pieces);
-        assert_eq!(pieces.0.len(), 398);
-        // Quads: both halves of a quad carry one primitive index, so no cut.
-        let quads = Geometry::new(vertices)
-            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Quads, 0, 400))
-            .unwrap();
-        let bvh = PrimitiveBvh::build(&quads).unwrap();
-        assert!(bvh.shares_primitive_indices());
-        assert_eq!(bvh.fragments(16), vec![0]);
     }
 
     #[test]

@@ -1,6 +1,5 @@
-//! [`SceneIndex`]: a BVH over every drawable instance under a root (two-level
-//! acceleration, as Embree and OptiX do it), so a query does not walk the graph. Its
-//! trees are [`WideBvh`]s: four children per node, tested together.
+//! [`SceneIndex`]: every drawable instance under a root, indexed so that a query does
+//! not walk the graph.
 //!
 //! Each instance is one (node path, drawable) occurrence with the local-to-world matrix
 //! and its inverse computed exactly as the plain traversal computes them (same products
@@ -10,17 +9,30 @@
 //! no rebuild. Structural edits and drawable edits drop the index through the same
 //! invalidation walk as the bounds; a matrix edit refits it ([`SceneIndex::refit_under`]).
 //!
-//! Each instance is also cut into [`Fragment`]s, subtrees of at most
-//! [`FRAGMENT_PRIMITIVES`] primitives of its drawable's BVH with their boxes in world
-//! space, in a second tree: walking that one orders the parts of big overlapping
-//! drawables together instead of entering each drawable's tree from its root. Drawables
-//! of at most [`UNCUT_PRIMITIVES`] primitives stay whole (one fragment).
+//! The index holds two trees:
+//!
+//! * the [`WorldBvh`]: every triangle of every instance that can be *placed* in world
+//!   space (a triangle-list [`Geometry`](crate::drawable::Geometry) under an affine,
+//!   well-conditioned transform), and every other instance as a whole item. The
+//!   built-in intersectors walk it; the triangles' ids say which instance and which
+//!   primitive they are ([`SceneIndex::locate`]);
+//! * a [`WideBvh`] over the instances' world boxes, for intersectors that visit whole
+//!   drawables (custom ones).
+//!
+//! An instance moved by a matrix edit after the build is *detached* from the world
+//! tree: its triangles there stay where they were but are skipped, and it is visited
+//! whole, from a small tree of the detached instances, until the next rebuild. So
+//! moving one vehicle per frame recomputes that vehicle's instances and nothing else,
+//! and the world tree never stretches over a vehicle's trail.
 
 use glam::{DMat4, DVec3};
 use smallvec::SmallVec;
 
 use super::bvh::{Aabb, Bvh};
+use super::triangle_list::TriangleList;
 use super::wide_bvh::WideBvh;
+use super::world_bvh::{WorldBvh, WorldItem};
+use crate::drawable::Geometry;
 use crate::graph::{DrawableId, NodeId, NodeKind, SceneGraph};
 
 /// A per-query condition on an instance's path.
@@ -42,6 +54,21 @@ pub enum Gate {
         /// The LOD node's local-to-world matrix (for eye distances).
         local_to_world: DMat4,
     },
+}
+
+/// How an instance is held by the [`WorldBvh`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Its triangles are in the world tree, with ids `first_id + primitive index`.
+    Triangles {
+        /// The id of its primitive 0.
+        first_id: u32,
+    },
+    /// It is a whole item of the world tree, visited through its drawable.
+    Whole,
+    /// It is not in the world tree (under a singular transform when the index was
+    /// built: the plain traversal never reaches it).
+    Absent,
 }
 
 /// One drawable occurrence.
@@ -67,50 +94,45 @@ pub struct Instance {
     /// (then, while no mask has been set since, any non-zero traversal mask reaches it
     /// without looking at the nodes: see [`SceneIndex::masks_unchanged`]).
     pub default_masks: bool,
+    /// How the world tree holds it.
+    pub placement: Placement,
+    /// Whether a matrix edit moved it since the build: its place in the world tree is
+    /// stale, and it is visited from [`SceneIndex::detached`] instead.
+    pub detached: bool,
 }
 
-/// A part of one instance: the primitives below one node of its drawable's
-/// [`PrimitiveBvh`](super::PrimitiveBvh) (node 0: the whole drawable).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Fragment {
-    /// Position of the instance in [`SceneIndex::instances`].
-    pub instance: u32,
-    /// The node of the drawable's primitive BVH (0 for a drawable without one).
-    pub bvh_node: u32,
-    /// The node's box in world space (outward-rounded `f32`; empty while the instance is
-    /// inactive).
-    pub world_box: Aabb,
+impl Instance {
+    /// Whether walks of the world tree must visit it there: placed and not detached.
+    #[inline]
+    pub fn in_world_tree(&self) -> bool {
+        !self.detached && self.placement != Placement::Absent
+    }
 }
 
-/// Big drawables are cut into fragments of at most this many primitives, so that the
-/// fragments of overlapping drawables are ordered in one tree. Smaller fragments make
-/// the top tree deeper, bigger ones bring back the cost of entering each drawable's tree
-/// near its root. With the four-wide index trees (callgrind, 1024 queries on
-/// littlest_tokyo, against 12, the best size for the binary trees): nearest segments
-/// -4.2 %, all hits -2.1 %, boxes -6.4 %, spheres -5.9 %; truck_town the same. Cutting
-/// down to the BVH leaves (4 or 6) gains 2-3 % more but takes data/city.glb to 34.1
-/// bytes per instanced triangle, over the 32 allowed (31.9 with 8, 31.5 with 12;
-/// littlest_tokyo 23.7 with 8; `tests/memory_budget.rs` checks it). Small drawables
-/// are not cut at all ([`UNCUT_PRIMITIVES`]).
-pub const FRAGMENT_PRIMITIVES: usize = 8;
+/// Transforms whose linear part is worse conditioned than this keep their instances
+/// whole: the world tree's `f32` filters allow for the exact test's rounding in the
+/// instance's frame only up to this condition number (see
+/// [`SegmentFilter`](super::SegmentFilter)).
+const MAX_PLACED_CONDITION: f64 = 1e6;
 
-/// Drawables of at most this many primitives stay one fragment. Entering such a small
-/// tree at its root costs little, while every fragment of every instance costs about
-/// 46 bytes: on the generated city, whose buildings share small meshes, cutting them
-/// took the index past 32 bytes per instanced triangle (measured with the binary trees
-/// and fragments of 12: 33.2; 31.6 with this limit, the smallest that kept it under
-/// 32). On littlest_tokyo (callgrind, against cutting everything) nearest segments cost
-/// 3.6 % more and boxes 2.3 %, the rest the same; 64 would cost boxes 7.7 %.
-pub const UNCUT_PRIMITIVES: usize = 48;
+/// Triangle ids per entry of the id-to-instance lookup table.
+const ID_BLOCK_BITS: u32 = 8;
 
-/// Every drawable instance under a root, in a BVH over their world boxes, and the same
-/// instances cut into [fragments](Fragment) in a second BVH.
+/// Every drawable instance under a root: the [`WorldBvh`] over their triangles, a tree
+/// over the instances themselves, and the instances detached by moves.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SceneIndex {
     bvh: WideBvh,
     instances: Vec<Instance>,
-    fragment_bvh: WideBvh,
-    fragments: Vec<Fragment>,
+    world: WorldBvh,
+    /// Per instance, the first triangle id it would own (placed or not: the ones not
+    /// placed own none), then the total: instance `k` owns `id_starts[k]..id_starts[k + 1]`.
+    id_starts: Vec<u32>,
+    /// Per block of `2^ID_BLOCK_BITS` ids: the instance owning the block's first id.
+    id_blocks: Vec<u32>,
+    /// The instances detached by moves, in the leaf order of `detached_bvh`.
+    detached: Vec<u32>,
+    detached_bvh: WideBvh,
     refits: u64,
     /// The scene's count of mask edits when the instances were collected.
     mask_edits: u64,
@@ -118,9 +140,8 @@ pub struct SceneIndex {
 
 impl SceneIndex {
     /// Collects the instances under `root` (every path, every Switch / LOD child; those
-    /// below a singular transform are kept inactive, as the plain traversal skips them)
-    /// and builds the BVH over them, then cuts them into fragments (building the
-    /// drawables' primitive BVHs that are not built yet) and builds the fragment tree.
+    /// below a singular transform are kept inactive, as the plain traversal skips them),
+    /// builds the tree over them, and places their triangles in the world tree.
     /// Computes every node bound of the subtree on the way, so that any later edit below
     /// `root` reaches `root` in the invalidation walk.
     pub fn build(scene: &SceneGraph, root: NodeId) -> SceneIndex {
@@ -128,32 +149,20 @@ impl SceneIndex {
         let boxes: Vec<Aabb> = instances.iter().map(|i| i.world_box).collect();
         let (bvh, order) = Bvh::build(&boxes);
         let mut slots: Vec<Option<Instance>> = instances.into_iter().map(Some).collect();
-        let instances: Vec<Instance> = order
+        let mut instances: Vec<Instance> = order
             .iter()
             .filter_map(|&i| slots.get_mut(i as usize).and_then(Option::take))
             .collect();
-        let mut fragments = Vec::new();
-        for (k, instance) in instances.iter().enumerate() {
-            let nodes = scene
-                .primitive_bvh(instance.drawable)
-                .filter(|b| b.len() > UNCUT_PRIMITIVES)
-                .map_or_else(|| vec![0], |b| b.fragments(FRAGMENT_PRIMITIVES));
-            for bvh_node in nodes {
-                fragments.push(Fragment {
-                    instance: k as u32,
-                    bvh_node,
-                    world_box: fragment_box(scene, instance, bvh_node),
-                });
-            }
-        }
-        let boxes: Vec<Aabb> = fragments.iter().map(|f| f.world_box).collect();
-        let (fragment_bvh, order) = Bvh::build(&boxes);
-        let fragments = order.iter().map(|&i| fragments[i as usize]).collect();
+        let (world, id_starts) = place(scene, &mut instances);
+        let id_blocks = id_blocks(&id_starts);
         SceneIndex {
             bvh: WideBvh::from_binary(&bvh),
             instances,
-            fragment_bvh: WideBvh::from_binary(&fragment_bvh),
-            fragments,
+            world,
+            id_starts,
+            id_blocks,
+            detached: Vec::new(),
+            detached_bvh: WideBvh::default(),
             refits: 0,
             mask_edits: scene.mask_edits(),
         }
@@ -166,18 +175,40 @@ impl SceneIndex {
         scene.mask_edits() == self.mask_edits
     }
 
-    /// The fragments, in the order of [`fragment_bvh`](Self::fragment_bvh)'s leaves.
-    pub fn fragments(&self) -> &[Fragment] {
-        &self.fragments
+    /// The world tree over the placed triangles and the whole items.
+    pub fn world(&self) -> &WorldBvh {
+        &self.world
     }
 
-    /// The tree over the fragments' world boxes.
-    pub fn fragment_bvh(&self) -> &WideBvh {
-        &self.fragment_bvh
+    /// The instance and primitive index of the world tree's triangle `id`, or `None`
+    /// for an id no instance owns.
+    #[inline]
+    pub fn locate(&self, id: u32) -> Option<(u32, u32)> {
+        let block = (id >> ID_BLOCK_BITS) as usize;
+        let mut k = *self.id_blocks.get(block)? as usize;
+        // Instances owning no triangle share their start with the next one: move on to
+        // the last instance starting at or before `id`.
+        while self.id_starts.get(k + 1).is_some_and(|&next| next <= id) {
+            k += 1;
+        }
+        let start = *self.id_starts.get(k)?;
+        let end = *self.id_starts.get(k + 1)?;
+        (start..end).contains(&id).then(|| (k as u32, id - start))
     }
 
-    /// Bytes used by the index: instances (paths, matrices, gates), fragments and both
-    /// trees.
+    /// The instances detached from the world tree by moves, in the leaf order of
+    /// [`detached_bvh`](Self::detached_bvh).
+    pub fn detached(&self) -> &[u32] {
+        &self.detached
+    }
+
+    /// The tree over the detached instances' world boxes.
+    pub fn detached_bvh(&self) -> &WideBvh {
+        &self.detached_bvh
+    }
+
+    /// Bytes used by the index: instances (paths, matrices, gates), the trees and the id
+    /// tables.
     pub fn memory_bytes(&self) -> usize {
         let instances: usize = self
             .instances
@@ -190,11 +221,13 @@ impl SceneIndex {
             .sum();
         instances
             + self.bvh.memory_bytes()
-            + self.fragments.len() * std::mem::size_of::<Fragment>()
-            + self.fragment_bvh.memory_bytes()
+            + self.world.memory_bytes()
+            + (self.id_starts.len() + self.id_blocks.len() + self.detached.len())
+                * std::mem::size_of::<u32>()
+            + self.detached_bvh.memory_bytes()
     }
 
-    /// The instances, in BVH leaf order.
+    /// The instances, in the leaf order of [`bvh`](Self::bvh).
     pub fn instances(&self) -> &[Instance] {
         &self.instances
     }
@@ -211,16 +244,16 @@ impl SceneIndex {
 
     /// After the matrix of `moved` changed: recomputes the matrices and world boxes of
     /// the instances whose path goes through it (this index's root being `root`), with
-    /// the plain traversal's arithmetic, and their fragments' boxes, and refits both
-    /// trees bottom-up (the fragment tree only above leaves holding a moved fragment).
-    /// Nothing else is rebuilt.
+    /// the plain traversal's arithmetic, detaches those still in the world tree, and
+    /// refits the instance tree and the tree of detached instances. Nothing else is
+    /// rebuilt.
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
-        let mut changed = vec![false; self.instances.len()];
+        let mut changed = false;
         for (k, instance) in self.instances.iter_mut().enumerate() {
             if instance.path.first() != Some(&root) || !instance.path.contains(&moved) {
                 continue;
             }
-            changed[k] = true;
+            changed = true;
             let frame = path_frame(scene, &instance.path);
             instance.active = frame.is_some();
             if let Some((l2w, w2l)) = frame {
@@ -231,8 +264,12 @@ impl SceneIndex {
                 (Some((l2w, _)), Some(b)) if !b.is_empty() => world_box(&b, &l2w),
                 _ => Aabb::EMPTY,
             };
+            if !instance.detached {
+                instance.detached = true;
+                self.detached.push(k as u32);
+            }
         }
-        if changed.contains(&true) {
+        if changed {
             self.refits += 1;
             self.bvh.refit(|range| {
                 let mut b = Aabb::EMPTY;
@@ -241,47 +278,167 @@ impl SceneIndex {
                 }
                 b
             });
-            // Only the fragments of moved instances, and the leaves holding them, are
-            // recomputed; the other leaves keep their boxes.
-            let instances = &self.instances;
-            for f in &mut self.fragments {
-                if changed[f.instance as usize] {
-                    f.world_box = fragment_box(scene, &instances[f.instance as usize], f.bvh_node);
-                }
-            }
-            let fragments = &self.fragments;
-            self.fragment_bvh.refit_leaves(|range| {
-                let items = &fragments[range];
-                items.iter().any(|f| changed[f.instance as usize]).then(|| {
-                    let mut b = Aabb::EMPTY;
-                    for f in items {
-                        b.grow(&f.world_box);
-                    }
-                    b
-                })
-            });
+            // A handful of instances: rebuilt, in its own order.
+            let boxes: Vec<Aabb> = (self.detached.iter())
+                .map(|&k| self.instances[k as usize].world_box)
+                .collect();
+            let (tree, order) = Bvh::build(&boxes);
+            self.detached = order.iter().map(|&i| self.detached[i as usize]).collect();
+            self.detached_bvh = WideBvh::from_binary(&tree);
         }
     }
 }
 
-/// The world box of the primitives below `bvh_node` of an instance's drawable: the
-/// instance's own box for the root, the node's box moved to world space otherwise.
-fn fragment_box(scene: &SceneGraph, instance: &Instance, bvh_node: u32) -> Aabb {
-    if bvh_node == 0 || !instance.active {
-        return instance.world_box;
+/// Places the instances' triangles in a world tree (see the module docs), setting each
+/// instance's [`Placement`]; returns the tree and the id starts.
+fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>) {
+    // How often each drawable is placed: a shared mesh stays whole (see `placeable`).
+    let mut uses: std::collections::HashMap<DrawableId, u32> = std::collections::HashMap::new();
+    for instance in instances.iter() {
+        *uses.entry(instance.drawable).or_default() += 1;
     }
-    let node = scene
-        .primitive_bvh(instance.drawable)
-        .and_then(|b| b.bvh().nodes.get(bvh_node as usize));
-    match node {
-        Some(node) => {
-            let (min, max) = node.bounds.as_dvec3();
-            world_box(
-                &crate::bounding::BoundingBox { min, max },
-                &instance.local_to_world,
-            )
+    // Which instances are placed, and room for what they hold.
+    let mut lists: Vec<Option<(&Geometry, TriangleList<'_>)>> = Vec::with_capacity(instances.len());
+    let (mut triangles, mut vertices, mut whole) = (0u64, 0u64, 0usize);
+    for instance in instances.iter_mut() {
+        instance.placement = Placement::Absent;
+        if !instance.active || instance.world_box.min.x > instance.world_box.max.x {
+            lists.push(None);
+            continue;
         }
-        None => instance.world_box,
+        let list = scene
+            .drawable(instance.drawable)
+            .and_then(|d| d.as_geometry())
+            .filter(|g| uses[&instance.drawable] == 1 && placeable(g, &instance.local_to_world))
+            .and_then(|g| Some((g, TriangleList::of(g)?)))
+            .filter(|(g, _)| {
+                // Ids and vertex positions are `u32`.
+                let (t, v) = (g.primitive_count() as u64, g.vertices().len() as u64);
+                triangles + t < u64::from(u32::MAX) && vertices + v < u64::from(u32::MAX)
+            });
+        match list {
+            Some((g, _)) => {
+                triangles += g.primitive_count() as u64;
+                vertices += g.vertices().len() as u64;
+                instance.placement = Placement::Triangles { first_id: 0 };
+            }
+            None => {
+                whole += 1;
+                instance.placement = Placement::Whole;
+            }
+        }
+        lists.push(list);
+    }
+    let items_count = triangles as usize + whole;
+    let mut boxes = Vec::with_capacity(items_count);
+    let mut items = Vec::with_capacity(items_count);
+    // Per item, its corners as positions in `world`.
+    let mut corners: Vec<[u32; 3]> = Vec::with_capacity(items_count);
+    // The world vertices of every placed instance, each vertex moved once.
+    let mut world: Vec<DVec3> = Vec::with_capacity(vertices as usize);
+    let mut id_starts = Vec::with_capacity(instances.len() + 1);
+    let mut next_id: u32 = 0;
+    for (k, (instance, list)) in instances.iter_mut().zip(&lists).enumerate() {
+        id_starts.push(next_id);
+        match (instance.placement, list) {
+            (Placement::Triangles { .. }, Some((g, list))) => {
+                let base = world.len() as u32;
+                let m = instance.local_to_world;
+                let local = g.vertices();
+                world.extend(local.iter().map(|v| m.transform_point3(v.as_dvec3())));
+                let placed = &world[base as usize..];
+                // The triangles the decomposition emits: those reading finite vertices.
+                list.for_each(g.primitive_count() as u32, |p, t| {
+                    let usable = |i: u32| local.get(i as usize).is_some_and(|v| v.is_finite());
+                    if !(usable(t[0]) && usable(t[1]) && usable(t[2])) {
+                        return;
+                    }
+                    let [a, b, c] = t.map(|i| placed[i as usize]);
+                    boxes.push(padded_outward(a.min(b).min(c), a.max(b).max(c)));
+                    items.push(WorldItem::Triangle(next_id + p));
+                    corners.push(t.map(|i| base + i));
+                });
+                instance.placement = Placement::Triangles { first_id: next_id };
+                next_id += g.primitive_count() as u32;
+            }
+            (Placement::Whole, _) => {
+                boxes.push(instance.world_box);
+                items.push(WorldItem::Whole(k as u32));
+                corners.push([0; 3]);
+            }
+            _ => {}
+        }
+    }
+    id_starts.push(next_id);
+    let corner = |k: usize| corners[k].map(|i| world.get(i as usize).copied().unwrap_or_default());
+    match WorldBvh::build(&boxes, &items, corner) {
+        Some(world) => (world, id_starts),
+        None => {
+            // More than a world tree holds: every instance whole (the plain per-drawable
+            // path), which no scene that fits in memory reaches.
+            let items: Vec<WorldItem> = (0..instances.len() as u32).map(WorldItem::Whole).collect();
+            let boxes: Vec<Aabb> = instances.iter().map(|i| i.world_box).collect();
+            for i in instances.iter_mut() {
+                i.placement = Placement::Whole;
+            }
+            let world = WorldBvh::build(&boxes, &items, |_| [DVec3::ZERO; 3]).unwrap_or_default();
+            (world, vec![0; instances.len() + 1])
+        }
+    }
+}
+
+/// Whether a geometry's triangles may be placed in world space under `local_to_world`:
+/// a triangle list, the transform affine with a well-conditioned linear part, and the
+/// world coordinates within `f32` range.
+fn placeable(geometry: &Geometry, local_to_world: &DMat4) -> bool {
+    let m = local_to_world;
+    let affine = m.x_axis.w == 0.0 && m.y_axis.w == 0.0 && m.z_axis.w == 0.0 && m.w_axis.w == 1.0;
+    if !affine || TriangleList::of(geometry).is_none() {
+        return false;
+    }
+    let linear = glam::DMat3::from_mat4(*m);
+    let inverse = linear.inverse();
+    let norm = |a: &glam::DMat3| {
+        (a.x_axis.length_squared() + a.y_axis.length_squared() + a.z_axis.length_squared()).sqrt()
+    };
+    let condition = norm(&linear) * norm(&inverse);
+    condition.is_finite() && condition <= MAX_PLACED_CONDITION
+}
+
+/// The id-to-instance lookup table of [`SceneIndex::locate`].
+fn id_blocks(id_starts: &[u32]) -> Vec<u32> {
+    let total = id_starts.last().copied().unwrap_or(0);
+    let blocks = (total >> ID_BLOCK_BITS) as usize + 1;
+    let mut out = Vec::with_capacity(blocks);
+    let mut k = 0usize;
+    for block in 0..blocks {
+        let first = (block as u32) << ID_BLOCK_BITS;
+        // The last instance starting at or before `first`.
+        while k + 2 < id_starts.len() && id_starts[k + 1] <= first {
+            k += 1;
+        }
+        out.push(k as u32);
+    }
+    out
+}
+
+/// The `f32` box holding a triangle (or a drawable's box) whose corners span
+/// `[lo, hi]`, padded by a billionth of its size and a trillionth of its distance from
+/// the origin for rounding elsewhere.
+///
+/// Without branches, as the build pays it per triangle: the pad is widened by a
+/// relative `2^-23` of each coordinate, more than the half unit in the last place
+/// rounding to the nearest `f32` can take back, so the box still holds `[lo, hi]`
+/// padded. Non-finite results (coordinates beyond `f32`) take the careful route.
+fn padded_outward(lo: DVec3, hi: DVec3) -> Aabb {
+    let magnitude = lo.abs().max(hi.abs());
+    let pad = (hi - lo).element_sum() * 1e-9 + magnitude.max_element() * 1e-12 + 1e-12;
+    let widen = DVec3::splat(pad) + magnitude * (1.0 / 8_388_608.0);
+    let (min, max) = ((lo - widen).as_vec3(), (hi + widen).as_vec3());
+    if min.is_finite() && max.is_finite() {
+        Aabb { min, max }
+    } else {
+        Aabb::from_f64_outward(lo - DVec3::splat(pad), hi + DVec3::splat(pad))
     }
 }
 
@@ -303,10 +460,7 @@ fn path_frame(scene: &SceneGraph, path: &[NodeId]) -> Option<(DMat4, DMat4)> {
 /// A drawable box moved to world space, padded for rounding and rounded outward.
 fn world_box(b: &crate::bounding::BoundingBox, local_to_world: &DMat4) -> Aabb {
     let w = b.transformed(local_to_world);
-    let pad = (w.max - w.min).length() * 1e-9
-        + w.min.abs().max(w.max.abs()).max_element() * 1e-12
-        + 1e-12;
-    Aabb::from_f64_outward(w.min - DVec3::splat(pad), w.max + DVec3::splat(pad))
+    padded_outward(w.min, w.max)
 }
 
 /// One node still to visit: where it hangs and in which frame.
@@ -417,6 +571,8 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
                             .iter()
                             .all(|&n| scene.node(n).is_some_and(|n| n.node_mask() == u32::MAX)),
                         gates: gates.to_vec().into_boxed_slice(),
+                        placement: Placement::Absent,
+                        detached: false,
                     });
                 }
             }

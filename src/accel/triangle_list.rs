@@ -42,6 +42,37 @@ impl<'g> TriangleList<'g> {
         }
     }
 
+    /// Calls `f` with every whole triangle of the list, in order: its number and vertex
+    /// indices (one loop per index type, where [`triangle`](Self::triangle) decides the
+    /// type per call). `count` bounds the triangles of an array list.
+    #[inline]
+    pub(crate) fn for_each(&self, count: u32, mut f: impl FnMut(u32, [u32; 3])) {
+        match *self {
+            TriangleList::Arrays(_) => {
+                for p in 0..count {
+                    if let Some(t) = self.triangle(p) {
+                        f(p, t);
+                    }
+                }
+            }
+            TriangleList::U8(v) => {
+                for (p, t) in v.chunks_exact(3).enumerate() {
+                    f(p as u32, [t[0], t[1], t[2]].map(u32::from));
+                }
+            }
+            TriangleList::U16(v) => {
+                for (p, t) in v.chunks_exact(3).enumerate() {
+                    f(p as u32, [t[0], t[1], t[2]].map(u32::from));
+                }
+            }
+            TriangleList::U32(v) => {
+                for (p, t) in v.chunks_exact(3).enumerate() {
+                    f(p as u32, [t[0], t[1], t[2]]);
+                }
+            }
+        }
+    }
+
     /// The vertex indices of triangle `p`, or `None` when the list is shorter (or the
     /// indices would overflow `u32`).
     #[inline]

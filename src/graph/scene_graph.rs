@@ -269,16 +269,27 @@ impl SceneGraph {
         )
     }
 
-    /// Builds every missing primitive BVH now, in parallel, and the instance index of
-    /// every root, so the first queries pay nothing. (Queries build what they need lazily otherwise.)
+    /// Builds the scene index of every root now, and the primitive BVHs of the
+    /// drawables its world tree keeps whole (in parallel), so the first queries pay
+    /// nothing. (Queries build what they need lazily otherwise; a drawable's primitive
+    /// BVH is also built when an instance of it is moved, or a custom intersector
+    /// visits it.)
     pub fn build_acceleration(&self) {
-        let ids: Vec<DrawableId> = self.drawables.keys().collect();
-        ids.par_iter().for_each(|&id| {
+        let mut whole: Vec<DrawableId> = Vec::new();
+        for root in self.roots().collect::<Vec<_>>() {
+            if let Some(index) = self.scene_index(root) {
+                whole.extend(
+                    (index.instances().iter())
+                        .filter(|i| i.placement == crate::accel::Placement::Whole)
+                        .map(|i| i.drawable),
+                );
+            }
+        }
+        whole.sort_unstable();
+        whole.dedup();
+        whole.par_iter().for_each(|&id| {
             let _ = self.primitive_bvh(id);
         });
-        for root in self.roots() {
-            let _ = self.scene_index(root);
-        }
     }
 
     /// Bytes held by the built acceleration structures (primitive BVHs and the instance

@@ -178,10 +178,6 @@ impl Intersector for AnyIntersector {
         dispatch!(self, i => i.reached_limit())
     }
 
-    fn accepts_fragments(&self) -> bool {
-        dispatch!(self, i => i.accepts_fragments())
-    }
-
     fn drawable_test_only_culls(&self) -> bool {
         dispatch!(self, i => i.drawable_test_only_culls())
     }
@@ -279,11 +275,6 @@ impl Intersector for IntersectorGroup {
 
     fn reached_limit(&self) -> bool {
         !self.members.is_empty() && self.members.iter().all(|m| m.reached_limit())
-    }
-
-    /// Only when every member accepts them: each fragment visit goes to every member.
-    fn accepts_fragments(&self) -> bool {
-        self.members.iter().all(|m| m.accepts_fragments())
     }
 
     /// When every member's does (each member's test is asked again per visit anyway).

@@ -15,7 +15,7 @@ use crate::collide::closest_point_on_segment;
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{
-    CoordinateFrame, DrawableContext, FrameContext, IntersectionLimit, Intersector,
+    CoordinateFrame, DrawableContext, FrameContext, IndexContext, IntersectionLimit, Intersector,
 };
 
 /// One hit of a [`LineSegmentIntersector`].
@@ -73,21 +73,23 @@ pub struct LineSegmentIntersector {
     frame: CoordinateFrame,
     start: DVec3,
     end: DVec3,
-    limit: IntersectionLimit,
-    tolerance: Option<f64>,
-    world_start: DVec3,
-    world_end: DVec3,
+    pub(super) limit: IntersectionLimit,
+    pub(super) tolerance: Option<f64>,
+    pub(super) world_start: DVec3,
+    pub(super) world_end: DVec3,
     /// The hits of the last traversal, once it has ended.
     hits: Vec<LineSegmentHit>,
     /// The node-path vectors of dropped hits, for the next hits.
     spare_paths: NodePathPool,
     /// The hits while a traversal runs.
-    pending: SegmentHitStore,
+    pub(super) pending: SegmentHitStore,
     /// The world segment prepared for the scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]).
     world_slab: Option<SegmentSlab>,
     /// The same, spread over four lanes for the index's four-box tests.
     world_slab4: Option<WideSegmentSlab>,
+    /// The world tree walk's stack, kept between queries.
+    pub(super) walk_stack: Vec<(u32, f32)>,
 }
 
 /// Refuses a segment with a non-finite end or of zero length.
@@ -104,14 +106,11 @@ fn check_segment(start: DVec3, end: DVec3) -> Result<(), QueryError> {
 /// The segment in one local frame.
 #[derive(Clone, Debug)]
 pub struct LocalSegment {
-    start: DVec3,
-    direction: DVec3,
+    pub(super) start: DVec3,
+    pub(super) direction: DVec3,
     /// The picking tolerance in local units, enlarged to hold the world tolerance under
     /// any direction of this frame's scale (for culling only).
     tolerance: f64,
-    /// The segment prepared for the BVH of the last drawable intersected in this frame
-    /// (the scene index visits a big drawable in many fragments, all in one frame).
-    slab: Cell<Option<(DrawableId, SegmentSlab)>>,
 }
 
 impl LineSegmentIntersector {
@@ -141,6 +140,7 @@ impl LineSegmentIntersector {
             pending: SegmentHitStore::default(),
             world_slab: None,
             world_slab4: None,
+            walk_stack: Vec::new(),
         })
     }
 
@@ -472,6 +472,12 @@ impl Intersector for LineSegmentIntersector {
         self.pending.clear();
         self.world_slab = None;
         self.world_slab4 = None;
+        if self.frame == CoordinateFrame::Model {
+            // World coordinates already (checked finite and apart when set).
+            self.world_start = self.start;
+            self.world_end = self.end;
+            return Ok(());
+        }
         let m = frames.matrices(self.frame)?;
         self.world_start = m.frame_to_world.project_point3(self.start);
         self.world_end = m.frame_to_world.project_point3(self.end);
@@ -491,7 +497,6 @@ impl Intersector for LineSegmentIntersector {
             start,
             direction: end - start,
             tolerance: self.tolerance.unwrap_or(0.0) * max_scale(world_to_local),
-            slab: Cell::new(None),
         }
     }
 
@@ -597,28 +602,15 @@ impl Intersector for LineSegmentIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let slab = match local.slab.get() {
-                    Some((drawable, slab)) if drawable == context.drawable => slab,
-                    _ => {
-                        let (min, max) = bvh.bvh().bounds().as_dvec3();
-                        let scale = min.abs().max(max.abs()).max_element();
-                        let pad = local.tolerance + cull_padding((max - min).length(), scale);
-                        let slab = SegmentSlab::new(local.start, local.direction, pad, scale);
-                        local.slab.set(Some((context.drawable, slab)));
-                        slab
-                    }
-                };
+                let (min, max) = bvh.bvh().bounds().as_dvec3();
+                let scale = min.abs().max(max.abs()).max_element();
+                let pad = local.tolerance + cull_padding((max - min).length(), scale);
+                let slab = SegmentSlab::new(local.start, local.direction, pad, scale);
                 if self.limit == IntersectionLimit::None {
                     // Every hit is wanted: no order can save work, so none is kept.
-                    bvh.for_each_candidate(
-                        context.bvh_node,
-                        geometry,
-                        |b| slab.entry(b).is_some(),
-                        &mut functor,
-                    );
+                    bvh.for_each_candidate(geometry, |b| slab.entry(b).is_some(), &mut functor);
                 } else {
                     bvh.for_each_candidate_ordered(
-                        context.bvh_node,
                         geometry,
                         |b| slab.entry(b).map(f64::from),
                         &limit,
@@ -637,9 +629,10 @@ impl Intersector for LineSegmentIntersector {
         self.limit == IntersectionLimit::One && !self.pending.is_empty()
     }
 
-    /// Yes unless the limit is per drawable visit (`OnePerDrawable`).
-    fn accepts_fragments(&self) -> bool {
-        self.limit != IntersectionLimit::OnePerDrawable
+    /// Yes: the segment walks the world tree itself (see `segment_world_walk.rs`).
+    fn intersect_index(&mut self, context: &mut IndexContext<'_>) -> bool {
+        self.walk_world(context);
+        true
     }
 
     /// Yes: the padded box test only culls.

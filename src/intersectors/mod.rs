@@ -14,10 +14,13 @@ mod line_segment;
 mod node_path_pool;
 mod polytope;
 mod polytope_intersector;
+mod polytope_world_walk;
 mod primitive_mask;
 mod segment_hit_store;
 mod segment_triangle;
+mod segment_world_walk;
 mod sphere;
+mod sphere_world_walk;
 
 pub use clipping::{clip_polygon, clip_segment, ClipPolygon};
 pub use error::QueryError;

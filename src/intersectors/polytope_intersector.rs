@@ -12,7 +12,7 @@ use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{
-    CoordinateFrame, DrawableContext, FrameContext, IntersectionLimit, Intersector,
+    CoordinateFrame, DrawableContext, FrameContext, IndexContext, IntersectionLimit, Intersector,
 };
 
 /// One hit of a [`PolytopeIntersector`].
@@ -74,31 +74,33 @@ pub struct PolytopeIntersector {
     frame: CoordinateFrame,
     polytope: Polytope,
     reference_plane: Option<DVec4>,
-    limit: IntersectionLimit,
-    primitive_mask: PrimitiveMask,
+    pub(super) limit: IntersectionLimit,
+    pub(super) primitive_mask: PrimitiveMask,
     /// The polytope in world space when its frame is not MODEL (in MODEL coordinates
     /// it is [`polytope`](Self::polytope) itself, and is not copied).
     world_planes: Option<Polytope>,
-    world_normalized: SmallVec<[DVec4; 8]>,
+    pub(super) world_normalized: SmallVec<[DVec4; 8]>,
     /// The world planes prepared for a scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]); `None` when the index's boxes are tested in
     /// `f64` or all lie outside `world_bounds`.
     world_culler: Option<PlaneCuller>,
     /// The polytope's bounds in world space (see [`Polytope::bounds`]), rounded outward
     /// to `f32`, when known: scene-index boxes outside them are rejected at once.
-    world_bounds: Option<Aabb>,
+    pub(super) world_bounds: Option<Aabb>,
     world_reference: DVec4,
-    hits: Vec<PolytopeHit>,
+    pub(super) hits: Vec<PolytopeHit>,
     /// The node-path vectors of dropped hits, for the next hits.
     spare_paths: NodePathPool,
-    scratch_hits: Vec<RawHit>,
-    scratch_points: Vec<DVec3>,
+    pub(super) scratch_hits: Vec<RawHit>,
+    pub(super) scratch_points: Vec<DVec3>,
+    /// The world tree walk's stack, kept between queries.
+    pub(super) walk_stack: Vec<u32>,
 }
 
 /// The polytope in one local frame.
 #[derive(Clone, Debug)]
 pub struct LocalPolytope {
-    planes: SmallVec<[DVec4; 8]>,
+    pub(super) planes: SmallVec<[DVec4; 8]>,
     /// The planes in `f32` for the BVH walk (`None` when they do not fit). The
     /// unit-normal planes the `f64` bound tests use are made when needed: this is copied
     /// for every frame a query is localized to, so it stays small.
@@ -128,6 +130,7 @@ impl PolytopeIntersector {
             spare_paths: NodePathPool::default(),
             scratch_hits: Vec::new(),
             scratch_points: Vec::new(),
+            walk_stack: Vec::new(),
         }
     }
 
@@ -228,6 +231,58 @@ impl PolytopeIntersector {
         std::mem::take(&mut self.hits)
     }
 
+    /// Turns one drawable visit's raw hits (clipped polygons in the drawable's frame,
+    /// their points in `points`) into hits, kept as the limit says.
+    pub(super) fn keep_hits(
+        &mut self,
+        raw: &mut [RawHit],
+        points: &[DVec3],
+        context: &DrawableContext<'_>,
+    ) {
+        let reference = self.world_reference;
+        let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;
+        // Every hit is kept without a limit: straight into the list (a hit is a few
+        // hundred bytes; each move costs).
+        let limit = self.limit;
+        let mut limited: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
+        let kept = &mut self.hits;
+        let paths = &mut self.spare_paths;
+        for_each_primitive(raw, points, |r, local_polygon| {
+            let polygon: SmallVec<[DVec3; 8]> = local_polygon
+                .iter()
+                .map(|p| context.local_to_world.transform_point3(*p))
+                .collect();
+            let local_point =
+                local_polygon.iter().copied().sum::<DVec3>() / local_polygon.len() as f64;
+            let world_point = polygon.iter().copied().sum::<DVec3>() / polygon.len() as f64;
+            let max_distance = polygon
+                .iter()
+                .map(|p| distance_to(*p))
+                .fold(f64::NEG_INFINITY, f64::max);
+            let hit = PolytopeHit {
+                node_path: paths.copy_of(context.node_path),
+                drawable: context.drawable,
+                primitive_index: r.primitive_index,
+                primitive_kind: r.kind,
+                distance: distance_to(world_point),
+                max_distance,
+                polygon,
+                world_point,
+                local_point,
+                local_to_world: *context.local_to_world,
+            };
+            if limit == IntersectionLimit::None {
+                kept.push(hit);
+            } else {
+                limited.push(hit);
+            }
+        });
+        // (Moving the inline list into an iterator copies it whole: only when needed.)
+        if !limited.is_empty() {
+            record_hits(&mut self.hits, limited.into_iter(), limit);
+        }
+    }
+
     /// [`Intersector::enter_world_box`] without a plane culler (before
     /// [`Intersector::begin_world_boxes`], or for planes the culler cannot take): the
     /// plane test in `f64`, for the box alone.
@@ -243,7 +298,7 @@ impl PolytopeIntersector {
 /// vertices are `points[start..start + len]` of the visit's point arena (so sorting raw
 /// hits moves 32 bytes each, not whole polygons).
 #[derive(Clone, Copy, Debug)]
-struct RawHit {
+pub(super) struct RawHit {
     primitive_index: u32,
     indices: [u32; 3],
     kind: PrimitiveKind,
@@ -251,7 +306,7 @@ struct RawHit {
     len: u32,
 }
 
-struct PolytopeFunctor<'a> {
+pub(super) struct PolytopeFunctor<'a> {
     /// Every plane of the polytope in the drawable's frame.
     all_planes: &'a [DVec4],
     /// The planes the current BVH leaf may cross (bit `k`: plane `k`); the others are
@@ -266,7 +321,28 @@ struct PolytopeFunctor<'a> {
     points: &'a mut Vec<DVec3>,
 }
 
-impl PolytopeFunctor<'_> {
+impl<'a> PolytopeFunctor<'a> {
+    /// A functor clipping by all of `all_planes` (the polytope in the drawable's frame),
+    /// testing the primitive kinds of `mask`, its hits going to `out` and their clipped
+    /// points to `points`.
+    pub(super) fn new(
+        all_planes: &'a [DVec4],
+        mask: PrimitiveMask,
+        out: &'a mut Vec<RawHit>,
+        points: &'a mut Vec<DVec3>,
+    ) -> Self {
+        PolytopeFunctor {
+            all_planes,
+            active_mask: u64::MAX,
+            planes: SmallVec::from_slice(all_planes),
+            mask,
+            polygon: ClipPolygon::new(),
+            scratch: ClipPolygon::new(),
+            out,
+            points,
+        }
+    }
+
     /// Clips by the planes of `mask` only from now on.
     fn set_active_planes(&mut self, mask: u64) {
         if mask != self.active_mask {
@@ -607,7 +683,6 @@ impl Intersector for PolytopeIntersector {
                     // Planes a node is inside are dropped below it; a node inside every
                     // plane is taken whole.
                     Some((culler, margins)) => bvh.for_each_candidate_with(
-                        context.bvh_node,
                         geometry,
                         culler.all_planes(),
                         |b, active| culler.classify_with(b, active, margins),
@@ -619,7 +694,7 @@ impl Intersector for PolytopeIntersector {
                         functor.set_active_planes(u64::MAX);
                         let normalized = normalized_planes(&local.planes);
                         let enter = |b: &Aabb| box_meets_planes(&normalized, b, pad);
-                        bvh.for_each_candidate(context.bvh_node, geometry, enter, &mut functor);
+                        bvh.for_each_candidate(geometry, enter, &mut functor);
                     }
                 }
             }
@@ -628,59 +703,18 @@ impl Intersector for PolytopeIntersector {
                 drawable.accept(&mut functor);
             }
         }
-        let reference = self.world_reference;
-        let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;
-        // Every hit is kept without a limit: straight into the list (a hit is a few
-        // hundred bytes; each move costs).
-        let limit = self.limit;
-        let mut limited: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
-        let kept = &mut self.hits;
-        let paths = &mut self.spare_paths;
-        for_each_primitive(&mut raw, &points, |r, local_polygon| {
-            let polygon: SmallVec<[DVec3; 8]> = local_polygon
-                .iter()
-                .map(|p| context.local_to_world.transform_point3(*p))
-                .collect();
-            let local_point =
-                local_polygon.iter().copied().sum::<DVec3>() / local_polygon.len() as f64;
-            let world_point = polygon.iter().copied().sum::<DVec3>() / polygon.len() as f64;
-            let max_distance = polygon
-                .iter()
-                .map(|p| distance_to(*p))
-                .fold(f64::NEG_INFINITY, f64::max);
-            let hit = PolytopeHit {
-                node_path: paths.copy_of(context.node_path),
-                drawable: context.drawable,
-                primitive_index: r.primitive_index,
-                primitive_kind: r.kind,
-                distance: distance_to(world_point),
-                max_distance,
-                polygon,
-                world_point,
-                local_point,
-                local_to_world: *context.local_to_world,
-            };
-            if limit == IntersectionLimit::None {
-                kept.push(hit);
-            } else {
-                limited.push(hit);
-            }
-        });
+        self.keep_hits(&mut raw, &points, context);
         self.scratch_hits = raw;
         self.scratch_points = points;
-        // (Moving the inline list into an iterator copies it whole: only when needed.)
-        if !limited.is_empty() {
-            record_hits(&mut self.hits, limited.into_iter(), limit);
-        }
     }
 
     fn reached_limit(&self) -> bool {
         self.limit == IntersectionLimit::One && !self.hits.is_empty()
     }
 
-    /// Yes unless the limit is per drawable visit (`OnePerDrawable`).
-    fn accepts_fragments(&self) -> bool {
-        self.limit != IntersectionLimit::OnePerDrawable
+    /// Yes: the polytope walks the world tree itself (see `polytope_world_walk.rs`).
+    fn intersect_index(&mut self, context: &mut IndexContext<'_>) -> bool {
+        self.walk_world(context)
     }
 
     /// Yes: the padded plane test only culls.

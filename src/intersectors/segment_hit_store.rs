@@ -73,7 +73,7 @@ impl PendingHit {
 
     /// The order among hits of one drawable visit: ratio, then primitive index, then
     /// vertex indices.
-    fn compare_in_visit(&self, other: &PendingHit) -> Ordering {
+    pub fn compare_in_visit(&self, other: &PendingHit) -> Ordering {
         self.ratio
             .total_cmp(&other.ratio)
             .then(self.primitive_index.cmp(&other.primitive_index))
@@ -214,10 +214,43 @@ impl SegmentHitStore {
         });
     }
 
+    /// Records `context`'s drawable visit (its path and matrices) for hits pushed with
+    /// [`push_in_visit`](Self::push_in_visit): a walk of the world tree meets the
+    /// triangles of many instances interleaved, so it gives each instance with hits one
+    /// visit and files its hits there (every hit wanted: limit `None`).
+    pub fn add_visit(&mut self, context: &DrawableContext<'_>) -> u32 {
+        let path_start = self.paths.len();
+        self.paths.extend_from_slice(context.node_path);
+        self.visits.push(HitVisit {
+            drawable: context.drawable,
+            path: path_start..self.paths.len(),
+            local_to_world: *context.local_to_world,
+            normal_matrix: DMat3::from_mat4(*context.world_to_local).transpose(),
+        });
+        (self.visits.len() - 1) as u32
+    }
+
+    /// Adds a hit of the visit [`add_visit`](Self::add_visit) returned as `visit`.
+    #[inline]
+    pub fn push_in_visit(&mut self, hit: PendingHit, visit: u32) {
+        if !self.hits.spilled() && self.hits.len() == self.hits.inline_size() {
+            self.hits.reserve(FIRST_CAPACITY);
+        }
+        self.hits.push(PendingHit { visit, ..hit });
+    }
+
     /// Replaces the contents of `out` by the kept hits as full records, sorted by ratio
     /// (ties by drawable, primitive index, node path and vertex indices), in the room
     /// `out` already has, their node paths copied by `paths`; the store is left empty.
     pub fn drain_sorted_into(&mut self, out: &mut Vec<LineSegmentHit>, paths: &mut NodePathPool) {
+        out.clear();
+        if self.hits.len() <= 1 {
+            // A limited query's one hit (or none): nothing to sort.
+            out.reserve_exact(self.hits.len());
+            out.extend(self.hits.first().map(|h| self.record(h, paths)));
+            self.clear();
+            return;
+        }
         // Positions sorted by ratio; only equal ratios (rare) look up visits and paths.
         let mut order: SmallVec<[(i64, u32); 32]> = (self.hits.iter())
             .enumerate()
@@ -236,36 +269,42 @@ impl SegmentHitStore {
                 (vb.drawable, &self.paths[vb.path.clone()]),
             )
         });
-        out.clear();
         // Exactly: a new intersector's first traversal allocates what it needs, no more.
         out.reserve_exact(order.len());
-        out.extend(order.iter().map(|&(_, k)| {
-            let h = &self.hits[k as usize];
-            let visit = &self.visits[h.visit as usize];
-            let n = h.vertex_count();
-            LineSegmentHit {
-                ratio: h.ratio,
-                node_path: paths.copy_of(&self.paths[visit.path.clone()]),
-                drawable: visit.drawable,
-                primitive_index: h.primitive_index,
-                primitive_kind: h.kind,
-                vertex_indices: SmallVec::from_slice(&h.indices[..n]),
-                barycentric: SmallVec::from_slice(&h.weights[..n]),
-                local_point: h.local_point,
-                world_point: visit.local_to_world.transform_point3(h.local_point),
-                local_normal: h.local_normal,
-                world_normal: (visit.normal_matrix * h.local_normal).normalize_or_zero(),
-                local_to_world: visit.local_to_world,
-            }
-        }));
+        out.extend(
+            order
+                .iter()
+                .map(|&(_, k)| self.record(&self.hits[k as usize], paths)),
+        );
         self.clear();
+    }
+
+    /// The full record of a kept hit, its node path copied by `paths`.
+    #[inline]
+    fn record(&self, h: &PendingHit, paths: &mut NodePathPool) -> LineSegmentHit {
+        let visit = &self.visits[h.visit as usize];
+        let n = h.vertex_count();
+        LineSegmentHit {
+            ratio: h.ratio,
+            node_path: paths.copy_of(&self.paths[visit.path.clone()]),
+            drawable: visit.drawable,
+            primitive_index: h.primitive_index,
+            primitive_kind: h.kind,
+            vertex_indices: SmallVec::from_slice(&h.indices[..n]),
+            barycentric: SmallVec::from_slice(&h.weights[..n]),
+            local_point: h.local_point,
+            world_point: visit.local_to_world.transform_point3(h.local_point),
+            local_normal: h.local_normal,
+            world_normal: (visit.normal_matrix * h.local_normal).normalize_or_zero(),
+            local_to_world: visit.local_to_world,
+        }
     }
 }
 
 /// The hit order across visits: the intersectors' shared key (ratio, drawable,
 /// primitive index, node path), then vertex indices (hits equal in all of these are
 /// equal in every field).
-fn compare_across(
+pub(crate) fn compare_across(
     a: &PendingHit,
     (drawable_a, path_a): (DrawableId, &[NodeId]),
     b: &PendingHit,

@@ -12,7 +12,7 @@ use crate::collide::{closest_point_on_segment, closest_point_on_triangle};
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{
-    CoordinateFrame, DrawableContext, FrameContext, IntersectionLimit, Intersector,
+    CoordinateFrame, DrawableContext, FrameContext, IndexContext, IntersectionLimit, Intersector,
 };
 
 /// One hit of a [`SphereIntersector`].
@@ -65,14 +65,16 @@ impl OrderedHit for SphereHit {
 pub struct SphereIntersector {
     frame: CoordinateFrame,
     center: DVec3,
-    radius: f64,
-    limit: IntersectionLimit,
-    primitive_mask: PrimitiveMask,
-    world_center: DVec3,
-    hits: Vec<SphereHit>,
+    pub(super) radius: f64,
+    pub(super) limit: IntersectionLimit,
+    pub(super) primitive_mask: PrimitiveMask,
+    pub(super) world_center: DVec3,
+    pub(super) hits: Vec<SphereHit>,
     /// The node-path vectors of dropped hits, for the next hits.
     spare_paths: NodePathPool,
-    scratch: Vec<RawHit>,
+    pub(super) scratch: Vec<RawHit>,
+    /// The world tree walk's stack, kept between queries.
+    pub(super) walk_stack: Vec<u32>,
     /// The world ball prepared for the scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]).
     world_ball: Option<BallCuller>,
@@ -127,6 +129,7 @@ impl SphereIntersector {
             hits: Vec::new(),
             spare_paths: NodePathPool::default(),
             scratch: Vec::new(),
+            walk_stack: Vec::new(),
             world_ball: None,
         })
     }
@@ -196,6 +199,32 @@ impl SphereIntersector {
         std::mem::take(&mut self.hits)
     }
 
+    /// Turns one drawable visit's raw hits into hits, kept as the limit says (`raw` is
+    /// left empty).
+    pub(super) fn keep_hits(&mut self, raw: &mut Vec<RawHit>, context: &DrawableContext<'_>) {
+        normalize(raw);
+        let paths = &mut self.spare_paths;
+        let hits = raw.drain(..).map(
+            |RawHit {
+                 primitive_index,
+                 kind,
+                 point,
+                 distance,
+                 ..
+             }| SphereHit {
+                node_path: paths.copy_of(context.node_path),
+                drawable: context.drawable,
+                primitive_index,
+                primitive_kind: kind,
+                world_point: point,
+                local_point: context.world_to_local.transform_point3(point),
+                distance,
+                local_to_world: *context.local_to_world,
+            },
+        );
+        record_hits(&mut self.hits, hits, self.limit);
+    }
+
     /// [`Intersector::enter_world_box`] before [`Intersector::begin_world_boxes`] (not
     /// on the visitor's path): the ball test in `f64`, for the box alone.
     #[cold]
@@ -208,7 +237,7 @@ impl SphereIntersector {
     }
 }
 
-struct SphereFunctor<'a> {
+pub(super) struct SphereFunctor<'a> {
     center: DVec3,
     radius: f64,
     mask: PrimitiveMask,
@@ -223,7 +252,7 @@ struct SphereFunctor<'a> {
 
 /// One primitive's closest point, before it becomes a hit.
 #[derive(Clone, Copy, Debug)]
-struct RawHit {
+pub(super) struct RawHit {
     primitive_index: u32,
     indices: [u32; 3],
     kind: PrimitiveKind,
@@ -250,7 +279,24 @@ fn normalize(raw: &mut Vec<RawHit>) {
     });
 }
 
-impl SphereFunctor<'_> {
+impl<'a> SphereFunctor<'a> {
+    /// A functor testing the primitive kinds of `mask` of a drawable placed by
+    /// `local_to_world` against the world ball, its hits going to `out`.
+    pub(super) fn new(
+        query: &SphereIntersector,
+        local_to_world: &'a DMat4,
+        out: &'a mut Vec<RawHit>,
+    ) -> Self {
+        SphereFunctor {
+            center: query.world_center,
+            radius: query.radius,
+            mask: query.primitive_mask,
+            local_to_world,
+            local_ball: None,
+            out,
+        }
+    }
+
     /// False when the local ball certainly misses the primitive with these vertices.
     #[inline]
     fn may_reach(&self, vertices: &[Vec3]) -> bool {
@@ -410,36 +456,11 @@ impl Intersector for SphereIntersector {
                 let pad = cull_padding((max - min).length(), scale);
                 let ball = BallCuller::new(local.center, local.radius + pad, scale);
                 functor.local_ball = Some(ball);
-                bvh.for_each_candidate(
-                    context.bvh_node,
-                    geometry,
-                    |b| ball.overlaps(b),
-                    &mut functor,
-                );
+                bvh.for_each_candidate(geometry, |b| ball.overlaps(b), &mut functor);
             }
             None => drawable.accept(&mut functor),
         }
-        normalize(&mut raw);
-        let paths = &mut self.spare_paths;
-        let hits = raw.drain(..).map(
-            |RawHit {
-                 primitive_index,
-                 kind,
-                 point,
-                 distance,
-                 ..
-             }| SphereHit {
-                node_path: paths.copy_of(context.node_path),
-                drawable: context.drawable,
-                primitive_index,
-                primitive_kind: kind,
-                world_point: point,
-                local_point: context.world_to_local.transform_point3(point),
-                distance,
-                local_to_world: *context.local_to_world,
-            },
-        );
-        record_hits(&mut self.hits, hits, self.limit);
+        self.keep_hits(&mut raw, context);
         self.scratch = raw;
     }
 
@@ -447,9 +468,10 @@ impl Intersector for SphereIntersector {
         self.limit == IntersectionLimit::One && !self.hits.is_empty()
     }
 
-    /// Yes unless the limit is per drawable visit (`OnePerDrawable`).
-    fn accepts_fragments(&self) -> bool {
-        self.limit != IntersectionLimit::OnePerDrawable
+    /// Yes: the ball walks the world tree itself (see `sphere_world_walk.rs`).
+    fn intersect_index(&mut self, context: &mut IndexContext<'_>) -> bool {
+        self.walk_world(context);
+        true
     }
 
     /// Yes: the padded ball test only culls.

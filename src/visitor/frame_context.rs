@@ -30,17 +30,17 @@ pub struct FrameContext {
 impl FrameContext {
     /// The matrices of `frame`; an error when they cannot be inverted.
     pub fn matrices(&self, frame: CoordinateFrame) -> Result<FrameMatrices, QueryError> {
+        if frame == CoordinateFrame::Model {
+            return Ok(FrameMatrices {
+                frame_to_world: DMat4::IDENTITY,
+                world_to_frame: DMat4::IDENTITY,
+            });
+        }
         let view = self.view.unwrap_or(DMat4::IDENTITY);
         let projection = self.projection.unwrap_or(DMat4::IDENTITY);
         let window = self.viewport.map_or(DMat4::IDENTITY, |v| v.window_matrix());
         let world_to_frame = match frame {
-            CoordinateFrame::Model => {
-                return Ok(FrameMatrices {
-                    frame_to_world: DMat4::IDENTITY,
-                    world_to_frame: DMat4::IDENTITY,
-                })
-            }
-            CoordinateFrame::View => view,
+            CoordinateFrame::Model | CoordinateFrame::View => view,
             CoordinateFrame::Projection => projection * view,
             CoordinateFrame::Window => window * projection * view,
         };

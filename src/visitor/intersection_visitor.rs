@@ -1,14 +1,12 @@
 //! [`IntersectionVisitor`]: walks the scene graph and feeds an intersector.
 
 use glam::{DMat4, DVec3};
-use smallvec::SmallVec;
 
 use super::met_instances::MetInstances;
-use super::{DrawableContext, FrameContext, Intersector, Viewport};
+use super::{DrawableContext, FrameContext, IndexContext, Intersector, Viewport};
 use crate::accel::{
-    Aabb, Aabb4, Fragment, Gate, Instance, OrderedVisitor, SceneIndex, WideEntries, MAX_LEAF_ITEMS,
+    Aabb, Aabb4, Gate, Instance, OrderedVisitor, SceneIndex, WideBvh, WideEntries, MAX_LEAF_ITEMS,
 };
-use crate::drawable::Drawable;
 use crate::graph::{Lod, Node, NodeId, NodeKind, SceneGraph};
 use crate::intersectors::QueryError;
 
@@ -198,8 +196,20 @@ impl IntersectionVisitor {
         if self.use_acceleration {
             if let Some(index) = scene.scene_index(root) {
                 let mut met = std::mem::take(&mut self.met_instances);
-                self.visit_index(scene, index, intersector, &mut met);
+                met.start(index.instances().len());
+                let walked = {
+                    let mut context = IndexContext::new(self, scene, index, &mut met);
+                    intersector.intersect_index(&mut context)
+                };
                 self.met_instances = met;
+                // The intersector walked the world tree: the instances detached from it
+                // by moves are left. Otherwise every instance is visited whole.
+                let items = if walked {
+                    InstanceItems::Detached(index.detached())
+                } else {
+                    InstanceItems::All
+                };
+                self.visit_instances(scene, index, items, intersector);
                 intersector.end();
                 return Ok(());
             }
@@ -248,7 +258,12 @@ impl IntersectionVisitor {
     /// passes the masks, every switch gate is on, every LOD gate is selected.
     /// `masks_unchanged` (no mask set since the index was built) lets a path whose masks
     /// were all ones skip looking at its nodes.
-    fn reaches(&self, scene: &SceneGraph, instance: &Instance, masks_unchanged: bool) -> bool {
+    pub(crate) fn reaches(
+        &self,
+        scene: &SceneGraph,
+        instance: &Instance,
+        masks_unchanged: bool,
+    ) -> bool {
         if masks_unchanged && instance.default_masks && instance.gates.is_empty() {
             // Every node mask on the path is all ones: `mask_allows` is
             // `traversal_mask & (override_mask | !0) != 0` at each.
@@ -285,76 +300,42 @@ impl IntersectionVisitor {
             })
     }
 
-    /// The accelerated traversal over one of the scene index's trees: the fragment tree
-    /// for intersectors that accept fragments, the instance tree for the others; nearest
-    /// first for the intersectors that order their boxes. An instance is gated as the
-    /// plain traversal would reach it, and localized, once, when its first item is met.
-    fn visit_index<I: Intersector>(
+    /// Visits instances of the scene index whole, each through its drawable: every
+    /// instance (walking the instance tree), or the ones detached from the world tree
+    /// (walking their own tree), nearest first for the intersectors that order their
+    /// boxes. An instance is gated as the plain traversal would reach it.
+    fn visit_instances<I: Intersector>(
         &self,
         scene: &SceneGraph,
         index: &SceneIndex,
+        items: InstanceItems<'_>,
         intersector: &mut I,
-        met: &mut MetInstances,
     ) {
-        /// A met instance's query in its frame, and its drawable.
-        type Localized<'a, L> = Option<(L, &'a dyn Drawable)>;
         struct Walk<'a, I: Intersector> {
             visitor: &'a IntersectionVisitor,
             scene: &'a SceneGraph,
             instances: &'a [Instance],
-            items: IndexItems<'a>,
+            items: InstanceItems<'a>,
             intersector: &'a mut I,
-            met: &'a mut MetInstances,
-            /// Per met instance: the query in its frame and the drawable, or `None` when
-            /// the plain traversal would not reach it or its drawable's box is missed.
-            /// Most queries meet a few instances: those stay on the stack.
-            locals: SmallVec<[Localized<'a, I::Local>; 4]>,
             /// Whether the walk is nearest first.
             ordered: bool,
             /// Whether no node mask changed since the index was built.
             masks_unchanged: bool,
-            /// Whether the intersector's drawable test only culls (see
-            /// [`Intersector::drawable_test_only_culls`]): then the world boxes have
-            /// done its work.
-            skip_drawable_test: bool,
         }
         impl<I: Intersector> Walk<'_, I> {
-            /// The position in `locals` of instance `k`, localized on first use.
-            fn slot(&mut self, k: u32) -> usize {
-                let slot = match self.met.get(k) {
-                    Some(slot) => slot,
-                    None => {
-                        let scene = self.scene;
-                        let instance = &self.instances[k as usize];
-                        let local = self
-                            .visitor
-                            .reaches(scene, instance, self.masks_unchanged)
-                            .then(|| scene.drawable(instance.drawable))
-                            .flatten()
-                            .and_then(|drawable| {
-                                let local = self
-                                    .intersector
-                                    .localize(&instance.local_to_world, &instance.world_to_local);
-                                let entered = self.skip_drawable_test
-                                    || scene.drawable_bound(instance.drawable).is_some_and(
-                                        |bound| self.intersector.enter_drawable(&local, &bound),
-                                    );
-                                entered.then_some((local, drawable))
-                            });
-                        let slot = self.locals.len() as u32;
-                        self.locals.push(local);
-                        self.met.insert(k, slot);
-                        slot
-                    }
+            /// Instance `k`'s position and world box, for item `item`.
+            #[inline(always)]
+            fn get(&self, item: usize) -> (u32, &Aabb) {
+                let k = match self.items {
+                    InstanceItems::All => item as u32,
+                    InstanceItems::Detached(list) => list[item],
                 };
-                slot as usize
+                (k, &self.instances[k as usize].world_box)
             }
 
-            /// Where the query enters an index item's world box, or `None` when it misses
-            /// it or the box is empty: the box of an instance under a singular transform
-            /// (the plain traversal never gets there) is empty, and an empty box holds no
-            /// primitive that can be hit (every vertex of such a one is finite). Testing
-            /// the box already at hand spares a read of the instance per item.
+            /// Where the query enters an item's world box, or `None` when it misses it or
+            /// the box is empty (the box of an instance under a singular transform, which
+            /// the plain traversal never reaches).
             #[inline(always)]
             fn enter_item(&self, world_box: &Aabb) -> Option<f64> {
                 if world_box.min.x > world_box.max.x {
@@ -363,29 +344,19 @@ impl IntersectionVisitor {
                 self.intersector.enter_world_box(world_box)
             }
 
-            /// Intersects the primitives below `bvh_node` of instance `instance_index`,
-            /// whose world box the query enters at `t`, unless `t` is past the query's
-            /// limit.
-            #[inline(always)]
-            fn intersect_item(&mut self, instance_index: u32, bvh_node: u32, t: f64) {
+            /// Visits instance `k`, whose world box the query enters at `t`, unless `t`
+            /// is past the query's limit.
+            fn visit(&mut self, k: u32, t: f64) {
                 if t > self.intersector.world_limit() {
                     return;
                 }
-                let instance = &self.instances[instance_index as usize];
-                let slot = self.slot(instance_index);
-                let Some((local, drawable)) = &self.locals[slot] else {
-                    return;
-                };
-                let context = DrawableContext {
-                    scene: self.scene,
-                    node_path: &instance.path,
-                    drawable: instance.drawable,
-                    local_to_world: &instance.local_to_world,
-                    world_to_local: &instance.world_to_local,
-                    use_acceleration: true,
-                    bvh_node,
-                };
-                self.intersector.intersect(local, &context, *drawable);
+                visit_whole(
+                    self.visitor,
+                    self.scene,
+                    &self.instances[k as usize],
+                    self.masks_unchanged,
+                    self.intersector,
+                );
             }
         }
         impl<I: Intersector> OrderedVisitor for Walk<'_, I> {
@@ -400,13 +371,13 @@ impl IntersectionVisitor {
             }
             fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
                 if !self.ordered || items.len() < 2 || items.len() > MAX_LEAF_ITEMS {
-                    for k in items {
+                    for item in items {
                         if self.intersector.reached_limit() {
                             return false;
                         }
-                        let (instance_index, bvh_node, world_box) = self.items.get(k);
+                        let (k, world_box) = self.get(item);
                         if let Some(t) = self.enter_item(world_box) {
-                            self.intersect_item(instance_index, bvh_node, t);
+                            self.visit(k, t);
                         }
                     }
                     return !self.intersector.reached_limit();
@@ -416,8 +387,8 @@ impl IntersectionVisitor {
                 // `MAX_LEAF_ITEMS`).
                 let mut entered = [(0.0f64, 0u32); MAX_LEAF_ITEMS];
                 let mut count = 0;
-                for k in items {
-                    let (_, _, world_box) = self.items.get(k);
+                for item in items {
+                    let (k, world_box) = self.get(item);
                     let Some(t) = self.enter_item(world_box) else {
                         continue;
                     };
@@ -427,42 +398,35 @@ impl IntersectionVisitor {
                         entered[at] = entered[at - 1];
                         at -= 1;
                     }
-                    entered[at] = (t, k as u32);
+                    entered[at] = (t, k);
                     count += 1;
                 }
                 for &(t, k) in &entered[..count] {
                     if self.intersector.reached_limit() {
                         return false;
                     }
-                    let (instance_index, bvh_node, _) = self.items.get(k as usize);
-                    self.intersect_item(instance_index, bvh_node, t);
+                    self.visit(k, t);
                 }
                 !self.intersector.reached_limit()
             }
         }
-        let (tree, items) = if intersector.accepts_fragments() {
-            (
-                index.fragment_bvh(),
-                IndexItems::Fragments(index.fragments()),
-            )
-        } else {
-            (index.bvh(), IndexItems::Instances(index.instances()))
+        let tree: &WideBvh = match items {
+            InstanceItems::All => index.bvh(),
+            InstanceItems::Detached(_) => index.detached_bvh(),
         };
-        met.start(index.instances().len());
+        if tree.nodes().is_empty() {
+            return;
+        }
         intersector.begin_world_boxes(&tree.bounds());
         let ordered = intersector.orders_world_boxes();
-        let skip_drawable_test = intersector.drawable_test_only_culls();
         let mut walk = Walk {
             visitor: self,
             scene,
             instances: index.instances(),
             items,
             intersector,
-            met,
-            locals: SmallVec::new(),
             ordered,
             masks_unchanged: index.masks_unchanged(scene),
-            skip_drawable_test,
         };
         if ordered {
             tree.for_each_leaf_ordered(&mut walk);
@@ -571,7 +535,6 @@ impl IntersectionVisitor {
                         local_to_world,
                         world_to_local,
                         use_acceleration: self.use_acceleration,
-                        bvh_node: 0,
                     };
                     intersector.intersect(local, &context, drawable);
                 }
@@ -581,26 +544,49 @@ impl IntersectionVisitor {
     }
 }
 
-/// The items of one of the scene index's trees.
+/// Which instances [`IntersectionVisitor::visit_instances`] visits.
 #[derive(Clone, Copy)]
-enum IndexItems<'a> {
-    /// The instance tree: every item a whole instance.
-    Instances(&'a [Instance]),
-    /// The fragment tree: every item a part of an instance.
-    Fragments(&'a [Fragment]),
+enum InstanceItems<'a> {
+    /// Every instance, by the instance tree (whose leaf order is the instances' order).
+    All,
+    /// The instances detached from the world tree, by their own tree (in its leaf
+    /// order).
+    Detached(&'a [u32]),
 }
 
-impl<'a> IndexItems<'a> {
-    /// Item `k`: its instance's position, the primitive-BVH node its visit starts from
-    /// (0: the whole drawable), and its world box.
-    #[inline]
-    fn get(self, k: usize) -> (u32, u32, &'a Aabb) {
-        match self {
-            IndexItems::Instances(instances) => (k as u32, 0, &instances[k].world_box),
-            IndexItems::Fragments(fragments) => {
-                let f = &fragments[k];
-                (f.instance, f.bvh_node, &f.world_box)
-            }
+/// Visits one instance whole, as the plain traversal would visit its drawable: unless a
+/// mask, switch or LOD keeps the traversal from it, the query is moved to its frame,
+/// its drawable's box tested (unless the intersector's test only culls, which the world
+/// box already did) and its primitives intersected.
+pub(crate) fn visit_whole<I: Intersector>(
+    visitor: &IntersectionVisitor,
+    scene: &SceneGraph,
+    instance: &Instance,
+    masks_unchanged: bool,
+    intersector: &mut I,
+) {
+    if intersector.reached_limit() || !visitor.reaches(scene, instance, masks_unchanged) {
+        return;
+    }
+    let Some(drawable) = scene.drawable(instance.drawable) else {
+        return;
+    };
+    let local = intersector.localize(&instance.local_to_world, &instance.world_to_local);
+    if !intersector.drawable_test_only_culls() {
+        let entered = scene
+            .drawable_bound(instance.drawable)
+            .is_some_and(|bound| intersector.enter_drawable(&local, &bound));
+        if !entered {
+            return;
         }
     }
+    let context = DrawableContext {
+        scene,
+        node_path: &instance.path,
+        drawable: instance.drawable,
+        local_to_world: &instance.local_to_world,
+        world_to_local: &instance.world_to_local,
+        use_acceleration: true,
+    };
+    intersector.intersect(&local, &context, drawable);
 }

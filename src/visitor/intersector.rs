@@ -2,7 +2,7 @@
 
 use glam::DMat4;
 
-use super::FrameContext;
+use super::{FrameContext, IndexContext};
 use crate::accel::{Aabb, Aabb4, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::Drawable;
@@ -41,12 +41,6 @@ pub struct DrawableContext<'a> {
     /// Whether the intersector may use the drawable's acceleration structure (the
     /// visitor's [`use_acceleration`](super::IntersectionVisitor::set_use_acceleration)).
     pub use_acceleration: bool,
-    /// The node of the drawable's [`PrimitiveBvh`](crate::accel::PrimitiveBvh) whose
-    /// primitives this visit covers: `0`, the root, for the whole drawable. The visitor
-    /// hands out other nodes only to intersectors that
-    /// [accept fragments](Intersector::accepts_fragments), and only when the drawable
-    /// has a BVH.
-    pub bvh_node: u32,
 }
 
 impl DrawableContext<'_> {
@@ -147,23 +141,23 @@ pub trait Intersector {
     /// True when no further hit can be wanted (limit `One` satisfied): the visitor stops.
     fn reached_limit(&self) -> bool;
 
-    /// Whether the visitor may split the visit of a big drawable into several visits,
-    /// one per fragment of its primitive BVH ([`DrawableContext::bvh_node`]), in any
-    /// order and interleaved with other drawables. That lets the scene index order the
-    /// fragments of overlapping drawables in one tree (Benthin et al., "Improved
-    /// two-level BVHs using partial re-braiding", HPG 2017) instead of entering every
-    /// drawable's tree from its root. An intersector says yes only if it reads
-    /// `bvh_node` and its results do not depend on how a drawable's primitives are
-    /// grouped into visits (not so for a per-visit limit such as `OnePerDrawable`).
-    /// Default: no.
-    fn accepts_fragments(&self) -> bool {
+    /// Answers the query from the scene index's world tree
+    /// ([`SceneIndex::world`](crate::accel::SceneIndex::world)) by a walk of its own,
+    /// recording every hit the plain traversal would find in the instances the world
+    /// tree speaks for ([`IndexContext::reaches`]); true when it did. The visitor then
+    /// visits the instances moved since the index was built (as it visits every
+    /// instance when this returns false). The built-in intersectors walk the world tree
+    /// this way; the default returns false, and the visitor visits every instance whole
+    /// through [`intersect`](Self::intersect).
+    fn intersect_index(&mut self, context: &mut IndexContext<'_>) -> bool {
+        let _ = context;
         false
     }
 
     /// Whether [`enter_drawable`](Self::enter_drawable) only culls by bounds: it refuses
     /// a drawable only when no primitive inside `bound` could be hit. Then the
-    /// scene-index walk, which has already tested the instance's (or fragment's) box in
-    /// world space, skips it: the primitive tests decide alone, with the same results.
+    /// scene-index walk, which has already tested the instance's box in world space,
+    /// skips it: the primitive tests decide alone, with the same results.
     /// Default: no (the walk asks `enter_drawable`, as the plain traversal does).
     fn drawable_test_only_culls(&self) -> bool {
         false

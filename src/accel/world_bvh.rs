@@ -1,0 +1,503 @@
+//! [`WorldBvh`]: every triangle of a scene in one four-wide BVH in world space, the
+//! structure most queries walk.
+//!
+//! A two-level index (a tree over instances, each entered through its drawable's own
+//! tree in its own frame) pays at every instance a query meets: the query is moved to
+//! the instance's frame, the drawable's tree is entered from its root, and big
+//! overlapping meshes are each entered although one would do. Here the triangles of all
+//! instances are placed in world space once, at build time, and sorted into one tree,
+//! as Embree and parry do with a flattened scene: a query walks one tree and meets each
+//! triangle at most once.
+//!
+//! The tree is built by the binned SAH ([`build_binary`]) and collapsed to four
+//! children per node (grandchildren lifted into the grandparent, largest box first), the
+//! four boxes side by side ([`Aabb4`]). A child is another node, a leaf of up to four
+//! triangles ([`LeafTriangle`]: the primitive's id and its corners quantized in the
+//! leaf's box, 16 bytes), or a *whole item*: an instance whose drawable cannot be placed
+//! in world space triangle by triangle (not a triangle list, a custom drawable, a
+//! degenerate transform), which the query visits through the drawable as the plain
+//! traversal does.
+//!
+//! The quantized corners only filter: a query rejects the triangles that certainly
+//! miss it even moved by the quantization error, and decides the others with its exact
+//! `f64` test on the drawable's own vertices in the instance's frame, as the plain
+//! traversal does. The answers are therefore the plain traversal's, bit for bit.
+
+use glam::{DVec3, Vec4};
+
+use super::binned_sah::{build_binary, BinaryBuild, LeafRule};
+use super::leaf_triangles::{LeafTriangle, Quantizer};
+use super::{Aabb, Aabb4};
+
+/// Triangles per leaf at most.
+pub const LEAF_TRIANGLES: usize = 8;
+
+/// Triangles one SIMD filter test covers: a leaf is tested in groups of this many
+/// (the last group padded).
+pub const FILTER_LANES: usize = 4;
+
+/// What a split costs the SAH, in units of one filter test of four triangles: a
+/// leaf of five to eight triangles is kept whole unless splitting it saves more.
+const SPLIT_COST: f32 = 0.75;
+
+/// The most triangles a [`WorldBvh`] holds (a leaf reference numbers its first record
+/// in 27 bits).
+pub const MAX_WORLD_TRIANGLES: usize = (1 << 27) - FILTER_LANES;
+
+/// The most whole items a [`WorldBvh`] holds.
+pub const MAX_WHOLE_ITEMS: usize = 1 << 29;
+
+/// Child reference tags (top bits): a node (bit 31 clear), a leaf of triangles (`10`),
+/// a whole item (`11`); [`NO_CHILD`] for an unused lane.
+const LEAF_TAG: u32 = 0x8000_0000;
+const WHOLE_TAG: u32 = 0xC000_0000;
+const FIRST_MASK: u32 = (1 << 27) - 1;
+/// An unused lane's reference: a NaN when read as `f32` bits, which no other reference
+/// is (see [`WorldNode::lanes`]).
+const NO_CHILD: u32 = u32::MAX;
+
+/// What [`WorldBvh::build`] sorts: a triangle or a whole instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorldItem {
+    /// A triangle, by its primitive id.
+    Triangle(u32),
+    /// An instance visited whole, by its number.
+    Whole(u32),
+}
+
+/// A child of a [`WorldNode`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorldChild {
+    /// Another node, by index.
+    Node(u32),
+    /// A leaf: `count` records of [`WorldBvh::triangles`] from `first`.
+    Triangles {
+        /// The first record.
+        first: u32,
+        /// How many (1 to [`LEAF_TRIANGLES`]).
+        count: u32,
+    },
+    /// A whole item, by number.
+    Whole(u32),
+    /// An unused lane.
+    Empty,
+}
+
+/// One node: up to four children and their boxes (an unused lane has an empty box).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(16))]
+pub struct WorldNode {
+    /// The children's boxes, in world space (outward-rounded `f32`).
+    pub boxes: Aabb4,
+    children: [u32; 4],
+}
+
+impl WorldNode {
+    const EMPTY: WorldNode = WorldNode {
+        boxes: Aabb4::EMPTY,
+        children: [NO_CHILD; 4],
+    };
+
+    /// The references as `f32` bits, for the lane masks (one SIMD load).
+    #[inline(always)]
+    fn references(&self) -> Vec4 {
+        Vec4::from_array(self.children.map(f32::from_bits))
+    }
+
+    /// Bit `k` set when lane `k` holds a child.
+    #[inline(always)]
+    pub fn lanes(&self) -> u32 {
+        // `NO_CHILD` is a NaN; no used reference is, as a NaN needs bits 23 to 30 set:
+        // a node index stays below 2^30 (there are fewer nodes than items), a leaf has
+        // bit 30 clear and a whole item bit 29.
+        !self.references().is_nan_mask().bitmask() & 0b1111
+    }
+
+    /// Bit `k` set when lane `k` holds a leaf or a whole item (not a node), or is
+    /// unused.
+    #[inline(always)]
+    pub fn not_nodes(&self) -> u32 {
+        self.references().is_negative_bitmask()
+    }
+
+    /// Child `lane`.
+    ///
+    /// # Panics
+    ///
+    /// When `lane` is 4 or more.
+    #[inline(always)]
+    pub fn child(&self, lane: usize) -> WorldChild {
+        let r = self.children[lane];
+        if r & LEAF_TAG == 0 {
+            WorldChild::Node(r)
+        } else if r == NO_CHILD {
+            WorldChild::Empty
+        } else if r & WHOLE_TAG == WHOLE_TAG {
+            WorldChild::Whole(r & !WHOLE_TAG)
+        } else {
+            WorldChild::Triangles {
+                first: r & FIRST_MASK,
+                count: ((r >> 27) & 0b111) + 1,
+            }
+        }
+    }
+
+    /// The raw reference of lane `lane` (what the walks keep on their stacks).
+    #[inline(always)]
+    pub fn reference(&self, lane: usize) -> u32 {
+        self.children[lane]
+    }
+}
+
+/// Decodes a reference taken from [`WorldNode::reference`].
+#[inline(always)]
+pub fn decode_reference(r: u32) -> WorldChild {
+    WorldNode {
+        boxes: Aabb4::EMPTY,
+        children: [r, NO_CHILD, NO_CHILD, NO_CHILD],
+    }
+    .child(0)
+}
+
+/// Every triangle and whole item of a scene in one four-wide BVH (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldBvh {
+    bounds: Aabb,
+    /// The root is `nodes[0]` (absent for an empty tree).
+    nodes: Vec<WorldNode>,
+    /// Leaf records, in leaf order, followed by `FILTER_LANES - 1` padding records so
+    /// that a filter group of four can always be read from any record of a leaf.
+    triangles: Vec<LeafTriangle>,
+    whole_items: usize,
+}
+
+impl Default for WorldBvh {
+    fn default() -> Self {
+        WorldBvh {
+            bounds: Aabb::EMPTY,
+            nodes: Vec::new(),
+            triangles: vec![LeafTriangle::default(); FILTER_LANES - 1],
+            whole_items: 0,
+        }
+    }
+}
+
+impl WorldBvh {
+    /// Builds the tree over `items` with their world boxes `boxes` (outward-rounded, no
+    /// NaN corner); `corners(k)` gives the world corners of item `k` when it is a
+    /// triangle (each must lie in its box). `None` when there are more triangles than
+    /// [`MAX_WORLD_TRIANGLES`] or more whole items than [`MAX_WHOLE_ITEMS`].
+    ///
+    /// # Panics
+    ///
+    /// When `boxes` and `items` differ in length.
+    pub fn build(
+        boxes: &[Aabb],
+        items: &[WorldItem],
+        corners: impl Fn(usize) -> [DVec3; 3],
+    ) -> Option<WorldBvh> {
+        assert_eq!(boxes.len(), items.len(), "one box per item");
+        let whole_items = items
+            .iter()
+            .filter(|i| matches!(i, WorldItem::Whole(_)))
+            .count();
+        if whole_items > MAX_WHOLE_ITEMS || items.len() - whole_items > MAX_WORLD_TRIANGLES {
+            return None;
+        }
+        let alone = |k: u32| matches!(items[k as usize], WorldItem::Whole(_));
+        let rule = LeafRule {
+            block: FILTER_LANES,
+            max: LEAF_TRIANGLES,
+            split_cost: SPLIT_COST,
+        };
+        let binary = build_binary(boxes, rule, alone);
+        Some(collapse(&binary, items, corners, whole_items))
+    }
+
+    /// The box of everything (empty for an empty tree).
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// The nodes; the root is the first.
+    pub fn nodes(&self) -> &[WorldNode] {
+        &self.nodes
+    }
+
+    /// The leaf records, padded (see [`WorldChild::Triangles`]).
+    pub fn triangles(&self) -> &[LeafTriangle] {
+        &self.triangles
+    }
+
+    /// Number of triangles held.
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len() + 1 - FILTER_LANES
+    }
+
+    /// Number of whole items held.
+    pub fn whole_count(&self) -> usize {
+        self.whole_items
+    }
+
+    /// True when it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Bytes used by the nodes and leaf records.
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<WorldNode>()
+            + self.triangles.len() * std::mem::size_of::<LeafTriangle>()
+    }
+
+    /// The depth-first walk the queries that want every hit share: `enter` gives the
+    /// lanes of a node to go into (bit `k` for lane `k`; unused lanes are dropped
+    /// here), `leaf` is called with each entered lane that is not a node (a leaf or a
+    /// whole item) and returns false to stop the walk. `stack` is the caller's, kept
+    /// between queries.
+    #[inline(always)]
+    pub fn walk_depth_first(
+        &self,
+        stack: &mut Vec<u32>,
+        mut enter: impl FnMut(&WorldNode) -> u32,
+        mut leaf: impl FnMut(&WorldNode, usize) -> bool,
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        stack.clear();
+        let mut current = 0u32;
+        loop {
+            let node = &self.nodes[current as usize];
+            let entered = enter(node) & node.lanes();
+            let not_nodes = node.not_nodes();
+            let mut leaves = entered & not_nodes;
+            while leaves != 0 {
+                let lane = leaves.trailing_zeros() as usize;
+                leaves &= leaves - 1;
+                if !leaf(node, lane) {
+                    return;
+                }
+            }
+            let mut inner = entered & !not_nodes;
+            if inner != 0 {
+                // The first inner child next, the others later.
+                let lane = inner.trailing_zeros() as usize;
+                inner &= inner - 1;
+                while inner != 0 {
+                    let other = 31 - inner.leading_zeros() as usize;
+                    inner &= !(1 << other);
+                    stack.push(node.children[other]);
+                }
+                current = node.children[lane];
+                continue;
+            }
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return,
+            }
+        }
+    }
+
+    /// Calls `visit` with every child reference whose box `enter` accepts, depth first:
+    /// a simple walk for tests and tools (the queries have their own).
+    pub fn for_each_child(
+        &self,
+        mut enter: impl FnMut(&Aabb) -> bool,
+        mut visit: impl FnMut(WorldChild, &Aabb),
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let mut stack = vec![0u32];
+        while let Some(index) = stack.pop() {
+            let node = &self.nodes[index as usize];
+            let lanes = node.lanes();
+            for lane in (0..4).filter(|k| lanes & (1 << k) != 0) {
+                let b = node.boxes.get(lane);
+                if !enter(&b) {
+                    continue;
+                }
+                match node.child(lane) {
+                    WorldChild::Node(n) => stack.push(n),
+                    child => visit(child, &b),
+                }
+            }
+        }
+    }
+}
+
+/// The four-wide tree of a binary build, with its leaf records.
+fn collapse(
+    binary: &BinaryBuild,
+    items: &[WorldItem],
+    corners: impl Fn(usize) -> [DVec3; 3],
+    whole_items: usize,
+) -> WorldBvh {
+    let Some(root) = binary.nodes.first() else {
+        return WorldBvh::default();
+    };
+    let bn = &binary.nodes;
+    let half_area = |n: u32| {
+        let b = &bn[n as usize].bounds;
+        let d = (b.max - b.min).max(glam::Vec3::ZERO);
+        d.x * d.y + d.y * d.z + d.z * d.x
+    };
+    let mut nodes = vec![WorldNode::EMPTY];
+    let mut triangles = Vec::with_capacity(items.len() - whole_items + FILTER_LANES - 1);
+    // (wide node to fill, binary node whose children it gets)
+    let mut work = vec![(0usize, 0u32)];
+    while let Some((wide, index)) = work.pop() {
+        let node = &bn[index as usize];
+        // The binary nodes becoming this node's children, left to right: a leaf root is
+        // its own only child.
+        let mut lanes: smallvec::SmallVec<[u32; 4]> = if node.count > 0 {
+            smallvec::smallvec![index]
+        } else {
+            smallvec::smallvec![node.first, node.first + 1]
+        };
+        while lanes.len() < 4 {
+            let widest = (0..lanes.len())
+                .filter(|&k| bn[lanes[k] as usize].count == 0)
+                .max_by(|&a, &b| half_area(lanes[a]).total_cmp(&half_area(lanes[b])));
+            let Some(k) = widest else { break };
+            let opened = bn[lanes[k] as usize];
+            lanes[k] = opened.first;
+            lanes.insert(k + 1, opened.first + 1);
+        }
+        let mut filled = WorldNode::EMPTY;
+        for (lane, &n) in lanes.iter().enumerate() {
+            let child = &bn[n as usize];
+            filled.boxes.set(lane, &child.bounds);
+            filled.children[lane] = if child.count == 0 {
+                let next = nodes.len();
+                nodes.push(WorldNode::EMPTY);
+                work.push((next, n));
+                next as u32
+            } else {
+                let slots = child.first as usize..(child.first + child.count) as usize;
+                let first_item = binary.order[slots.start] as usize;
+                match items[first_item] {
+                    // The build gives every whole item a leaf of its own.
+                    WorldItem::Whole(k) => WHOLE_TAG | k,
+                    WorldItem::Triangle(_) => {
+                        let first = triangles.len() as u32;
+                        let grid = Quantizer::new(child.bounds.min, child.bounds.max);
+                        for slot in slots {
+                            let item = binary.order[slot] as usize;
+                            if let WorldItem::Triangle(id) = items[item] {
+                                triangles.push(grid.pack(id, corners(item)));
+                            }
+                        }
+                        LEAF_TAG | (child.count - 1) << 27 | first
+                    }
+                }
+            };
+        }
+        nodes[wide] = filled;
+    }
+    triangles.extend([LeafTriangle::default(); FILTER_LANES - 1]);
+    WorldBvh {
+        bounds: root.bounds,
+        nodes,
+        triangles,
+        whole_items,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` small triangles along a diagonal and, every tenth item, a whole item.
+    fn items(n: usize) -> (Vec<Aabb>, Vec<WorldItem>, Vec<[DVec3; 3]>) {
+        let mut boxes = Vec::new();
+        let mut items = Vec::new();
+        let mut corners = Vec::new();
+        for k in 0..n {
+            let p = DVec3::splat(k as f64);
+            let c = [p, p + DVec3::X, p + DVec3::Y];
+            corners.push(c);
+            boxes.push(Aabb::from_f64_outward(p, p + DVec3::new(1.0, 1.0, 0.0)));
+            items.push(if k % 10 == 9 {
+                WorldItem::Whole(k as u32)
+            } else {
+                WorldItem::Triangle(k as u32)
+            });
+        }
+        (boxes, items, corners)
+    }
+
+    #[test]
+    fn every_item_is_reached_once_in_a_box_holding_it() {
+        for n in [0, 1, 3, 4, 5, 9, 10, 11, 250] {
+            let (boxes, list, corners) = items(n);
+            let bvh = WorldBvh::build(&boxes, &list, |k| corners[k]).unwrap();
+            let mut seen = vec![0; n];
+            bvh.for_each_child(
+                |_| true,
+                |child, b| match child {
+                    WorldChild::Whole(k) => {
+                        seen[k as usize] += 1;
+                        assert!(b.min.cmple(boxes[k as usize].min).all());
+                    }
+                    WorldChild::Triangles { first, count } => {
+                        assert!((1..=LEAF_TRIANGLES as u32).contains(&count));
+                        for r in &bvh.triangles()[first as usize..(first + count) as usize] {
+                            seen[r.id as usize] += 1;
+                            let own = boxes[r.id as usize];
+                            assert!(b.min.cmple(own.min).all() && b.max.cmpge(own.max).all());
+                        }
+                    }
+                    other => panic!("unexpected {other:?}"),
+                },
+            );
+            assert!(seen.iter().all(|&s| s == 1), "{n}: {seen:?}");
+            assert_eq!(bvh.triangle_count(), n - n / 10);
+            assert_eq!(bvh.whole_count(), n / 10);
+            assert_eq!(bvh.is_empty(), n == 0);
+        }
+    }
+
+    #[test]
+    fn lane_masks_tell_nodes_leaves_and_unused_lanes_apart() {
+        let (boxes, list, corners) = items(250);
+        let bvh = WorldBvh::build(&boxes, &list, |k| corners[k]).unwrap();
+        for node in bvh.nodes() {
+            for lane in 0..4 {
+                let used = node.lanes() & (1 << lane) != 0;
+                let not_node = node.not_nodes() & (1 << lane) != 0;
+                match node.child(lane) {
+                    WorldChild::Empty => assert!(!used && not_node),
+                    WorldChild::Node(_) => assert!(used && !not_node),
+                    _ => assert!(used && not_node),
+                }
+                assert_eq!(decode_reference(node.reference(lane)), node.child(lane));
+            }
+        }
+        // Extreme references decode.
+        for r in [
+            LEAF_TAG | 7 << 27 | FIRST_MASK,
+            WHOLE_TAG | (MAX_WHOLE_ITEMS as u32 - 1),
+        ] {
+            let node = WorldNode {
+                boxes: Aabb4::EMPTY,
+                children: [r, 5, NO_CHILD, NO_CHILD],
+            };
+            assert_eq!(node.lanes(), 0b11);
+            assert_eq!(node.not_nodes(), 0b1101);
+        }
+    }
+
+    #[test]
+    fn a_single_triangle_is_one_leaf_under_the_root() {
+        let (boxes, list, corners) = items(1);
+        let bvh = WorldBvh::build(&boxes, &list, |k| corners[k]).unwrap();
+        assert_eq!(bvh.nodes().len(), 1);
+        assert_eq!(
+            bvh.nodes()[0].child(0),
+            WorldChild::Triangles { first: 0, count: 1 }
+        );
+        assert_eq!(bvh.bounds(), boxes[0]);
+    }
+}

@@ -1,0 +1,184 @@
+//! The [`PolytopeIntersector`]'s own walk of a scene index's world tree
+//! ([`Intersector::intersect_index`](crate::visitor::Intersector::intersect_index)).
+//!
+//! Depth first: four node boxes at a time are tested against the polytope's world
+//! planes in `f32` ([`PlaneCuller::overlapping`], and against the polytope's own bounds
+//! when it has some), and a leaf's triangles four at a time
+//! ([`PlaneCuller::triangles_outside`]: all three quantized corners beyond one plane,
+//! by more than the quantization error). A triangle left is clipped exactly as the plain
+//! traversal clips it: by the polytope moved to its instance's frame (once per instance
+//! met), on the drawable's own vertices. The raw hits are then made hits one instance at
+//! a time, each instance a drawable visit, so every limit keeps what the plain traversal
+//! keeps.
+
+use glam::{DVec4, Vec3};
+use smallvec::SmallVec;
+
+use super::hit_order::cull_padding;
+use super::polytope_intersector::{PolytopeFunctor, RawHit};
+use super::{PolytopeIntersector, PrimitiveMask};
+use crate::accel::{PlaneCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
+use crate::drawable::PrimitiveFunctor;
+use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
+
+/// An instance the walk met.
+struct Met<'a> {
+    instance: u32,
+    /// The polytope's planes in the instance's frame.
+    planes: SmallVec<[DVec4; 8]>,
+    vertices: &'a [Vec3],
+    list: TriangleList<'a>,
+}
+
+impl PolytopeIntersector {
+    /// Walks the world tree of `context`'s index (see the module docs); false when the
+    /// planes do not fit the `f32` tests (then the visitor visits the instances whole).
+    pub(super) fn walk_world(&mut self, context: &mut IndexContext<'_>) -> bool {
+        let world = context.index().world();
+        if world.is_empty() {
+            return true;
+        }
+        let bounds = world.bounds();
+        if self.world_bounds.is_some_and(|b| !b.intersects(&bounds)) {
+            return true;
+        }
+        let (min, max) = bounds.as_dvec3();
+        let scale = min.abs().max(max.abs()).max_element();
+        let pad = cull_padding((max - min).length().min(f64::MAX), scale);
+        let Some(culler) = PlaneCuller::new(&self.world_normalized, pad, scale) else {
+            return false;
+        };
+        let query_bounds = self.world_bounds;
+        let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
+        let mut raw = std::mem::take(&mut self.scratch_hits);
+        let mut points = std::mem::take(&mut self.scratch_points);
+        let mut stack = std::mem::take(&mut self.walk_stack);
+        raw.clear();
+        points.clear();
+        // Per raw hit, the slot of its instance.
+        let mut raw_slots: SmallVec<[u32; 16]> = SmallVec::new();
+        let mut met: SmallVec<[Option<Met<'_>>; 8]> = SmallVec::new();
+        let stop_at_first = self.limit == IntersectionLimit::One;
+        world.walk_depth_first(
+            &mut stack,
+            |node| {
+                let mut lanes = culler.overlapping(&node.boxes);
+                if let Some(b) = &query_bounds {
+                    lanes &= node.boxes.intersecting(b);
+                }
+                lanes
+            },
+            |node, lane| match node.child(lane) {
+                WorldChild::Triangles { first, count } if triangles_wanted => {
+                    let (lo, hi) = node.boxes.splat_lane(lane);
+                    let (first, count) = (first as usize, count as usize);
+                    for group in (first..first + count).step_by(FILTER_LANES) {
+                        let records = &world.triangles()[group..group + FILTER_LANES];
+                        let lanes = (first + count - group).min(FILTER_LANES);
+                        let decoded = TriangleLanes::decode(records, lo, hi, Vec3::ZERO);
+                        let outside = culler.triangles_outside(&decoded, lanes);
+                        let mut left = !outside & ((1 << lanes) - 1);
+                        while left != 0 {
+                            let k = left.trailing_zeros() as usize;
+                            left &= left - 1;
+                            let before = raw.len();
+                            let id = records[k].id;
+                            let slot =
+                                self.clip_triangle(context, &mut met, id, &mut raw, &mut points);
+                            if raw.len() > before {
+                                raw_slots.push(slot as u32);
+                                if stop_at_first {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    true
+                }
+                WorldChild::Whole(k) => {
+                    context.visit_whole(self, k);
+                    !self.reached_limit()
+                }
+                _ => true,
+            },
+        );
+        // Each instance's raw hits, as one visit of it, instance by instance.
+        let mut order: SmallVec<[(u32, u32); 16]> = (raw_slots.iter().enumerate())
+            .map(|(k, &slot)| (slot, k as u32))
+            .collect();
+        order.sort_unstable();
+        let mut group: SmallVec<[RawHit; 8]> = SmallVec::new();
+        for run in order.chunk_by(|a, b| a.0 == b.0) {
+            let Some(m) = &met[run[0].0 as usize] else {
+                continue;
+            };
+            group.clear();
+            group.extend(run.iter().map(|&(_, k)| raw[k as usize]));
+            if !self.reached_limit() {
+                self.keep_hits(&mut group, &points, &context.drawable_context(m.instance));
+            }
+        }
+        self.scratch_hits = raw;
+        self.scratch_points = points;
+        self.walk_stack = stack;
+        true
+    }
+
+    /// Clips the world tree's triangle `id` by the polytope in its instance's frame,
+    /// adding a raw hit when something is left; returns its instance's slot.
+    fn clip_triangle<'a>(
+        &self,
+        context: &mut IndexContext<'a>,
+        met: &mut SmallVec<[Option<Met<'a>>; 8]>,
+        id: u32,
+        raw: &mut Vec<RawHit>,
+        points: &mut Vec<glam::DVec3>,
+    ) -> usize {
+        let Some((k, primitive)) = context.index().locate(id) else {
+            return 0;
+        };
+        let slot = match context.slot(k) {
+            Some(slot) => slot as usize,
+            None => {
+                let slot = met.len();
+                met.push(self.meet(context, k));
+                context.set_slot(k, slot as u32);
+                slot
+            }
+        };
+        let Some(m) = &met[slot] else { return slot };
+        let Some(indices) = m.list.triangle(primitive) else {
+            return slot;
+        };
+        let vertex = |i: u32| m.vertices.get(i as usize).copied();
+        let (Some(a), Some(b), Some(c)) =
+            (vertex(indices[0]), vertex(indices[1]), vertex(indices[2]))
+        else {
+            return slot;
+        };
+        PolytopeFunctor::new(&m.planes, self.primitive_mask, raw, points).triangle(
+            [a, b, c],
+            indices,
+            primitive,
+        );
+        slot
+    }
+
+    /// What the walk keeps of instance `k`, or `None` when the traversal does not reach
+    /// it.
+    #[cold]
+    fn meet<'a>(&self, context: &IndexContext<'a>, k: u32) -> Option<Met<'a>> {
+        if !context.reaches(k) {
+            return None;
+        }
+        let instance = context.instance(k);
+        let geometry = context.scene().drawable(instance.drawable)?.as_geometry()?;
+        let local = self.localize(&instance.local_to_world, &instance.world_to_local);
+        Some(Met {
+            instance: k,
+            planes: local.planes,
+            vertices: geometry.vertices(),
+            list: TriangleList::of(geometry)?,
+        })
+    }
+}

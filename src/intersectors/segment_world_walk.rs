@@ -1,0 +1,409 @@
+//! The [`LineSegmentIntersector`]'s own walk of a scene index's world tree
+//! ([`Intersector::intersect_index`](crate::visitor::Intersector::intersect_index)).
+//!
+//! The world segment is prepared once in `f32` ([`SegmentFilter`]); the walk tests four
+//! node boxes at a time and filters the triangles of every leaf it reaches four at a
+//! time. A triangle that passes is located ([`SceneIndex::locate`]), and the first time
+//! the walk meets its instance the segment is moved to the instance's frame exactly as
+//! the plain traversal moves it; the exact test then runs on the drawable's own
+//! vertices there, so every hit is the plain traversal's, bit for bit. Whole items go
+//! through [`Intersector::intersect`] as the plain traversal visits them.
+//!
+//! With a limit that can stop early (`Nearest`, `One`) the walk is nearest first: at
+//! every node the leaves it enters are filtered at once, and the inner nodes it enters
+//! are visited by their entry parameter, the nearest at once and the others from a
+//! stack, skipping those that start beyond the best hit so far. For every hit (`None`,
+//! and `OnePerDrawable`, whose best hit per instance needs them all) it is depth first.
+
+use glam::{DVec3, Vec3, Vec4};
+use smallvec::SmallVec;
+
+use super::hit_order::cull_padding;
+use super::segment_hit_store::{compare_across, PendingHit};
+use super::{intersect_segment_triangle_up_to, LineSegmentIntersector, PrimitiveKind};
+use crate::accel::{SegmentFilter, TriangleList, WorldBvh, WorldChild, WorldNode, FILTER_LANES};
+use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
+
+/// An instance the walk met.
+struct Met<'a> {
+    instance: u32,
+    /// The segment in the instance's frame, as [`LineSegmentIntersector::localize`]
+    /// makes it.
+    start: DVec3,
+    direction: DVec3,
+    vertices: &'a [Vec3],
+    list: TriangleList<'a>,
+    /// Its visit in the hit store, once it has a hit (every hit wanted).
+    visit: Option<u32>,
+    /// Its best hit so far (`OnePerDrawable`).
+    best: Option<PendingHit>,
+}
+
+/// One walk: the query, the index, and the instances met.
+struct Walk<'q, 'c, 'a> {
+    query: &'q mut LineSegmentIntersector,
+    context: &'c mut IndexContext<'a>,
+    world: &'a WorldBvh,
+    filter: SegmentFilter,
+    /// Per slot (see [`IndexContext::slot`]): the instance met, or `None` when the
+    /// traversal does not reach it.
+    met: SmallVec<[Option<Met<'a>>; 8]>,
+    /// `Nearest` and `One`: the best hit of the world tree's triangles so far and its
+    /// slot, handed to the hit store once, at the end (whole items, visited through
+    /// [`Intersector::intersect`], keep theirs in the store as the plain traversal does).
+    best: Option<(PendingHit, usize)>,
+    /// The ratio past which no hit is wanted (`Nearest`: the best so far, here or in the
+    /// store).
+    limit: f64,
+    /// The same rounded up to `f32`, for the `f32` keys of the boxes (a key above it is
+    /// above `limit`).
+    limit32: f32,
+}
+
+impl LineSegmentIntersector {
+    /// Walks the world tree of `context`'s index (see the module docs).
+    pub(super) fn walk_world(&mut self, context: &mut IndexContext<'_>) {
+        let world = context.index().world();
+        if world.is_empty() {
+            return;
+        }
+        let (min, max) = world.bounds().as_dvec3();
+        let scale = min.abs().max(max.abs()).max_element();
+        // Whole items may hold points and lines, hit within the picking tolerance.
+        let pad =
+            self.tolerance.unwrap_or(0.0) + cull_padding((max - min).length().min(f64::MAX), scale);
+        let filter = SegmentFilter::new(
+            self.world_start,
+            self.world_end - self.world_start,
+            pad,
+            scale,
+        );
+        let limit = self.limit;
+        let mut stack = std::mem::take(&mut self.walk_stack);
+        stack.clear();
+        let mut walk = Walk {
+            query: self,
+            context,
+            world,
+            filter,
+            met: SmallVec::new(),
+            best: None,
+            limit: f64::INFINITY,
+            limit32: f32::INFINITY,
+        };
+        walk.update_limit();
+        match limit {
+            IntersectionLimit::Nearest | IntersectionLimit::One => walk.nearest_first(&mut stack),
+            IntersectionLimit::None | IntersectionLimit::OnePerDrawable => {
+                walk.depth_first(&mut stack)
+            }
+        }
+        walk.finish();
+        self.walk_stack = stack;
+    }
+}
+
+impl<'a> Walk<'_, '_, 'a> {
+    /// Recomputes [`limit`](Self::limit) after a hit.
+    #[inline(always)]
+    fn update_limit(&mut self) {
+        if self.query.limit == IntersectionLimit::Nearest {
+            let stored = self.query.pending.first_ratio().unwrap_or(f64::INFINITY);
+            let here = self.best.map_or(f64::INFINITY, |(hit, _)| hit.ratio);
+            self.limit = stored.min(here);
+            self.limit32 = f32_at_least(self.limit);
+        }
+    }
+
+    /// Whether no further hit is wanted (`One` has one).
+    #[inline(always)]
+    fn done(&self) -> bool {
+        self.query.limit == IntersectionLimit::One
+            && (self.best.is_some() || self.query.reached_limit())
+    }
+
+    /// Every leaf and whole item the segment may touch, depth first (the stack is the
+    /// query's, kept between queries).
+    fn depth_first(&mut self, stack: &mut Vec<(u32, f32)>) {
+        let nodes = self.world.nodes();
+        let mut current = 0u32;
+        loop {
+            let node = &nodes[current as usize];
+            let entered = self.filter.entries(&node.boxes).mask & node.lanes();
+            let not_nodes = node.not_nodes();
+            let mut leaves = entered & not_nodes;
+            while leaves != 0 {
+                let lane = leaves.trailing_zeros() as usize;
+                leaves &= leaves - 1;
+                self.leaf(node, lane);
+            }
+            let mut inner = entered & !not_nodes;
+            if inner != 0 {
+                // The first inner child next, the others later.
+                let lane = inner.trailing_zeros() as usize;
+                inner &= inner - 1;
+                while inner != 0 {
+                    let other = 31 - inner.leading_zeros() as usize;
+                    inner &= !(1 << other);
+                    stack.push((node.reference(other), 0.0));
+                }
+                current = node.reference(lane);
+                continue;
+            }
+            match stack.pop() {
+                Some((next, _)) => current = next,
+                None => return,
+            }
+        }
+    }
+
+    /// Nearest first, skipping what starts past the best hit so far, until the limit is
+    /// reached (the stack of `(reference, entry key)`, nearest on top, is the query's).
+    fn nearest_first(&mut self, stack: &mut Vec<(u32, f32)>) {
+        let nodes = self.world.nodes();
+        let mut current = 0u32;
+        'walk: loop {
+            let node = &nodes[current as usize];
+            let entries = self.filter.entries(&node.boxes);
+            // Keys are lower bounds: a child keyed past the limit holds no wanted hit.
+            let within = entries.keys.cmple(Vec4::splat(self.limit32)).bitmask();
+            let entered = entries.mask & node.lanes() & within;
+            let not_nodes = node.not_nodes();
+            let mut leaves = entered & not_nodes;
+            while leaves != 0 {
+                let lane = leaves.trailing_zeros() as usize;
+                leaves &= leaves - 1;
+                self.leaf(node, lane);
+                if self.done() {
+                    return;
+                }
+            }
+            let mut inner = entered & !not_nodes;
+            if inner != 0 {
+                let keys = entries.keys.to_array();
+                // The entered inner children, nearest last.
+                let mut order = [(0u32, 0.0f32); 4];
+                let mut count = 0;
+                while inner != 0 {
+                    let lane = inner.trailing_zeros() as usize;
+                    inner &= inner - 1;
+                    let key = keys[lane];
+                    let mut at = count;
+                    while at > 0 && order[at - 1].1 < key {
+                        order[at] = order[at - 1];
+                        at -= 1;
+                    }
+                    order[at] = (node.reference(lane), key);
+                    count += 1;
+                }
+                // (One by one: `extend_from_slice` calls `memcpy` for these few.)
+                for &entry in &order[..count - 1] {
+                    stack.push(entry);
+                }
+                current = order[count - 1].0;
+                continue;
+            }
+            while let Some((reference, key)) = stack.pop() {
+                if key <= self.limit32 {
+                    current = reference;
+                    continue 'walk;
+                }
+            }
+            return;
+        }
+    }
+
+    /// A leaf or whole item in lane `lane` of `node`.
+    #[inline(always)]
+    fn leaf(&mut self, node: &WorldNode, lane: usize) {
+        match node.child(lane) {
+            WorldChild::Triangles { first, count } => {
+                let (min, max) = node.boxes.splat_lane(lane);
+                let (first, count) = (first as usize, count as usize);
+                for group in (first..first + count).step_by(FILTER_LANES) {
+                    let records = &self.world.triangles()[group..group + FILTER_LANES];
+                    let lanes = (first + count - group).min(FILTER_LANES);
+                    let mut passed = self.filter.triangles(records, lanes, min, max);
+                    while passed != 0 && !self.done() {
+                        let k = passed.trailing_zeros() as usize;
+                        passed &= passed - 1;
+                        self.triangle(records[k].id);
+                    }
+                }
+            }
+            WorldChild::Whole(k) => {
+                self.context.visit_whole(self.query, k);
+                self.update_limit();
+            }
+            WorldChild::Node(_) | WorldChild::Empty => {}
+        }
+    }
+
+    /// The slot of instance `k`, meeting it if it is new.
+    #[inline(always)]
+    fn slot(&mut self, k: u32) -> usize {
+        if let Some(slot) = self.context.slot(k) {
+            return slot as usize;
+        }
+        let met = self.meet(k);
+        let slot = self.met.len();
+        self.met.push(met);
+        self.context.set_slot(k, slot as u32);
+        slot
+    }
+
+    /// What the walk keeps of instance `k`, or `None` when the traversal does not reach
+    /// it.
+    #[cold]
+    fn meet(&self, k: u32) -> Option<Met<'a>> {
+        if !self.context.reaches(k) {
+            return None;
+        }
+        let instance = self.context.instance(k);
+        let geometry = self
+            .context
+            .scene()
+            .drawable(instance.drawable)?
+            .as_geometry()?;
+        let local = self
+            .query
+            .localize(&instance.local_to_world, &instance.world_to_local);
+        Some(Met {
+            instance: k,
+            start: local.start,
+            direction: local.direction,
+            vertices: geometry.vertices(),
+            list: TriangleList::of(geometry)?,
+            visit: None,
+            best: None,
+        })
+    }
+
+    /// The exact test of the world tree's triangle `id`.
+    #[inline(always)]
+    fn triangle(&mut self, id: u32) {
+        let Some((k, primitive)) = self.context.index().locate(id) else {
+            return;
+        };
+        let slot = self.slot(k);
+        let Some(met) = &self.met[slot] else {
+            return;
+        };
+        let Some(indices) = met.list.triangle(primitive) else {
+            return;
+        };
+        let vertex = |i: u32| met.vertices.get(i as usize).map(|v| v.as_dvec3());
+        let (Some(a), Some(b), Some(c)) =
+            (vertex(indices[0]), vertex(indices[1]), vertex(indices[2]))
+        else {
+            return;
+        };
+        let t_max = self.limit.min(1.0);
+        let Some(hit) = intersect_segment_triangle_up_to(met.start, met.direction, a, b, c, t_max)
+        else {
+            return;
+        };
+        let hit = PendingHit::new(
+            hit.t,
+            primitive,
+            PrimitiveKind::Triangle,
+            indices,
+            hit.weights,
+            met.start + met.direction * hit.t,
+            hit.normal.normalize_or_zero(),
+        );
+        self.record(slot, hit);
+    }
+
+    /// Keeps a hit of the instance in `slot` as the limit says.
+    fn record(&mut self, slot: usize, hit: PendingHit) {
+        let Some(met) = self.met[slot].as_mut() else {
+            return;
+        };
+        match self.query.limit {
+            IntersectionLimit::None => {
+                let pending = &mut self.query.pending;
+                let visit = match met.visit {
+                    Some(visit) => visit,
+                    None => {
+                        let visit = pending.add_visit(&self.context.drawable_context(met.instance));
+                        met.visit = Some(visit);
+                        visit
+                    }
+                };
+                pending.push_in_visit(hit, visit);
+            }
+            IntersectionLimit::OnePerDrawable => {
+                if met
+                    .best
+                    .is_none_or(|best| hit.compare_in_visit(&best).is_lt())
+                {
+                    met.best = Some(hit);
+                }
+            }
+            IntersectionLimit::Nearest | IntersectionLimit::One => {
+                let better = match &self.best {
+                    None => true,
+                    Some((best, best_slot)) => {
+                        let (a, b) = (self.visit_key(slot), self.visit_key(*best_slot));
+                        compare_across(&hit, a, best, b).is_lt()
+                    }
+                };
+                if better {
+                    self.best = Some((hit, slot));
+                    self.update_limit();
+                }
+            }
+        }
+    }
+
+    /// The drawable and node path of the instance in `slot` (which the walk met).
+    fn visit_key(&self, slot: usize) -> (crate::graph::DrawableId, &'a [crate::graph::NodeId]) {
+        let k = self.met[slot].as_ref().map_or(0, |m| m.instance);
+        let instance = self.context.instance(k);
+        (instance.drawable, &instance.path)
+    }
+
+    /// Hands the kept hits to the store: each instance's best (`OnePerDrawable`), or the
+    /// best of all (`Nearest`, `One`), as a visit of its instance.
+    fn finish(&mut self) {
+        let limit = self.query.limit;
+        let commit = |query: &mut LineSegmentIntersector, hit: PendingHit, k: u32| {
+            query.pending.begin_visit();
+            query.pending.push_best_of_visit(hit);
+            query
+                .pending
+                .end_visit(&self.context.drawable_context(k), limit);
+        };
+        match limit {
+            IntersectionLimit::OnePerDrawable => {
+                for met in self.met.iter().flatten() {
+                    if let Some(best) = met.best {
+                        commit(self.query, best, met.instance);
+                    }
+                }
+            }
+            IntersectionLimit::Nearest | IntersectionLimit::One => {
+                if let Some((best, slot)) = self.best {
+                    if let Some(met) = &self.met[slot] {
+                        if !self.query.reached_limit() {
+                            commit(self.query, best, met.instance);
+                        }
+                    }
+                }
+            }
+            IntersectionLimit::None => {}
+        }
+    }
+}
+
+/// The smallest `f32` at least `x` (`x` not NaN).
+#[inline]
+fn f32_at_least(x: f64) -> f32 {
+    let f = x as f32;
+    if f64::from(f) < x {
+        f.next_up()
+    } else {
+        f
+    }
+}

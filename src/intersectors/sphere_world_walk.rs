@@ -1,0 +1,154 @@
+//! The [`SphereIntersector`]'s own walk of a scene index's world tree
+//! ([`Intersector::intersect_index`](crate::visitor::Intersector::intersect_index)).
+//!
+//! Depth first: four node boxes at a time are tested against the ball in `f32`
+//! ([`BallCuller::overlapping`]), and a leaf's triangles four at a time
+//! ([`BallCuller::triangles`]: the box of the quantized corners, grown by the
+//! quantization error, certainly farther than the radius). A triangle left is tested
+//! exactly as the plain traversal tests it: its own vertices moved to world space, the
+//! closest point found there. The raw hits are then made hits one instance at a time,
+//! each instance a drawable visit, so every limit keeps what the plain traversal keeps.
+
+use glam::{DMat4, Vec3};
+use smallvec::SmallVec;
+
+use super::hit_order::cull_padding;
+use super::sphere::{RawHit, SphereFunctor};
+use super::{PrimitiveMask, SphereIntersector};
+use crate::accel::{BallCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
+use crate::drawable::PrimitiveFunctor;
+use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
+
+/// An instance the walk met.
+struct Met<'a> {
+    instance: u32,
+    local_to_world: &'a DMat4,
+    vertices: &'a [Vec3],
+    list: TriangleList<'a>,
+}
+
+impl SphereIntersector {
+    /// Walks the world tree of `context`'s index (see the module docs).
+    pub(super) fn walk_world(&mut self, context: &mut IndexContext<'_>) {
+        let world = context.index().world();
+        if world.is_empty() {
+            return;
+        }
+        let (min, max) = world.bounds().as_dvec3();
+        let scale = min.abs().max(max.abs()).max_element();
+        let pad = cull_padding((max - min).length().min(f64::MAX), scale);
+        let ball = BallCuller::new(self.world_center, self.radius + pad, scale);
+        let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
+        let mut raw = std::mem::take(&mut self.scratch);
+        let mut stack = std::mem::take(&mut self.walk_stack);
+        raw.clear();
+        // Per raw hit, the slot of its instance.
+        let mut raw_slots: SmallVec<[u32; 16]> = SmallVec::new();
+        let mut met: SmallVec<[Option<Met<'_>>; 8]> = SmallVec::new();
+        let stop_at_first = self.limit == IntersectionLimit::One;
+        world.walk_depth_first(
+            &mut stack,
+            |node| ball.overlapping(&node.boxes),
+            |node, lane| match node.child(lane) {
+                WorldChild::Triangles { first, count } if triangles_wanted => {
+                    let (lo, hi) = node.boxes.splat_lane(lane);
+                    let (first, count) = (first as usize, count as usize);
+                    for group in (first..first + count).step_by(FILTER_LANES) {
+                        let records = &world.triangles()[group..group + FILTER_LANES];
+                        let lanes = (first + count - group).min(FILTER_LANES);
+                        let decoded = TriangleLanes::decode(records, lo, hi, ball.center());
+                        let mut near = ball.triangles(&decoded, lanes);
+                        while near != 0 {
+                            let k = near.trailing_zeros() as usize;
+                            near &= near - 1;
+                            let before = raw.len();
+                            let slot =
+                                self.test_triangle(context, &mut met, records[k].id, &mut raw);
+                            if raw.len() > before {
+                                raw_slots.push(slot as u32);
+                                if stop_at_first {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    true
+                }
+                WorldChild::Whole(k) => {
+                    context.visit_whole(self, k);
+                    !self.reached_limit()
+                }
+                _ => true,
+            },
+        );
+        // Each instance's raw hits, as one visit of it, instance by instance.
+        let mut order: SmallVec<[(u32, u32); 16]> = (raw_slots.iter().enumerate())
+            .map(|(k, &slot)| (slot, k as u32))
+            .collect();
+        order.sort_unstable();
+        let mut group = Vec::new();
+        for run in order.chunk_by(|a, b| a.0 == b.0) {
+            let Some(m) = &met[run[0].0 as usize] else {
+                continue;
+            };
+            group.clear();
+            group.extend(run.iter().map(|&(_, k)| raw[k as usize]));
+            if !self.reached_limit() {
+                self.keep_hits(&mut group, &context.drawable_context(m.instance));
+            }
+        }
+        self.scratch = raw;
+        self.walk_stack = stack;
+    }
+
+    /// Tests the world tree's triangle `id` exactly, adding a raw hit when it is within
+    /// the radius; returns its instance's slot.
+    fn test_triangle<'a>(
+        &self,
+        context: &mut IndexContext<'a>,
+        met: &mut SmallVec<[Option<Met<'a>>; 8]>,
+        id: u32,
+        raw: &mut Vec<RawHit>,
+    ) -> usize {
+        let Some((k, primitive)) = context.index().locate(id) else {
+            return 0;
+        };
+        let slot = match context.slot(k) {
+            Some(slot) => slot as usize,
+            None => {
+                let slot = met.len();
+                met.push(meet(context, k));
+                context.set_slot(k, slot as u32);
+                slot
+            }
+        };
+        let Some(m) = &met[slot] else { return slot };
+        let Some(indices) = m.list.triangle(primitive) else {
+            return slot;
+        };
+        let vertex = |i: u32| m.vertices.get(i as usize).copied();
+        let (Some(a), Some(b), Some(c)) =
+            (vertex(indices[0]), vertex(indices[1]), vertex(indices[2]))
+        else {
+            return slot;
+        };
+        SphereFunctor::new(self, m.local_to_world, raw).triangle([a, b, c], indices, primitive);
+        slot
+    }
+}
+
+/// What the walk keeps of instance `k`, or `None` when the traversal does not reach it.
+#[cold]
+fn meet<'a>(context: &IndexContext<'a>, k: u32) -> Option<Met<'a>> {
+    if !context.reaches(k) {
+        return None;
+    }
+    let instance = context.instance(k);
+    let geometry = context.scene().drawable(instance.drawable)?.as_geometry()?;
+    Some(Met {
+        instance: k,
+        local_to_world: &instance.local_to_world,
+        vertices: geometry.vertices(),
+        list: TriangleList::of(geometry)?,
+    })
+}

@@ -1,0 +1,417 @@
+//! The scene index's world tree: unique triangle lists are placed in world space
+//! triangle by triangle, everything else stays whole. Neither may ever change an
+//! answer: every limit, every intersector, after moves (which detach an instance from
+//! the tree), under masks, with quads and shared meshes (kept whole), and with
+//! intersectors that do not walk the tree themselves.
+
+use glam::{DMat4, DQuat, DVec3, Vec3};
+use scene_intersect::accel::{Placement, WorldChild};
+use scene_intersect::bounding::{BoundingBox, BoundingSphere};
+use scene_intersect::drawable::Drawable;
+use scene_intersect::intersectors::{LocalSegment, QueryError};
+use scene_intersect::prelude::*;
+use scene_intersect::visitor::{DrawableContext, FrameContext};
+
+/// A `cells` x `cells` grid of triangles (two per cell, TRIANGLES mode) over
+/// `[-half, half]^2` in the plane y = 0, gently waved so that its tree has depth in y
+/// too.
+fn grid(cells: u32, half: f32) -> Geometry {
+    let n = cells + 1;
+    let step = 2.0 * half / cells as f32;
+    let mut vertices = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            let (x, z) = (-half + i as f32 * step, -half + j as f32 * step);
+            let y = if (i + j) % 2 == 0 { 0.0 } else { 0.25 };
+            vertices.push(Vec3::new(x, y, z));
+        }
+    }
+    let mut indices = Vec::new();
+    for j in 0..cells {
+        for i in 0..cells {
+            let a = j * n + i;
+            indices.extend([a, a + 1, a + n + 1, a, a + n + 1, a + n]);
+        }
+    }
+    Geometry::new(vertices)
+        .with_primitive_set(PrimitiveSet::draw_elements_u32(
+            PrimitiveMode::Triangles,
+            indices,
+        ))
+        .unwrap()
+}
+
+/// `strips` long quads side by side (QUADS mode: each quad's two triangles share one
+/// primitive index) over `[-half, half]` in x, from z = -10 to z = 10, in the plane
+/// y = 0.
+fn quad_strips(strips: u32, half: f32) -> Geometry {
+    let step = 2.0 * half / strips as f32;
+    let mut vertices = Vec::new();
+    for i in 0..=strips {
+        let x = -half + i as f32 * step;
+        vertices.push(Vec3::new(x, 0.0, -10.0));
+        vertices.push(Vec3::new(x, 0.0, 10.0));
+    }
+    let mut indices = Vec::new();
+    for i in 0..strips {
+        let a = 2 * i;
+        indices.extend([a, a + 2, a + 3, a + 1]);
+    }
+    Geometry::new(vertices)
+        .with_primitive_set(PrimitiveSet::draw_elements_u32(
+            PrimitiveMode::Quads,
+            indices,
+        ))
+        .unwrap()
+}
+
+/// Two big overlapping grids under different transforms (one tilted and scaled), long
+/// quads, and a small mesh shared by two transforms. Returns the scene, its root, the
+/// tilted grid's transform and the flat grid's.
+fn scene() -> (SceneGraph, NodeId, NodeId, NodeId) {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let flat = scene.add_drawable("flat", grid(40, 20.0));
+    let tilted = scene.add_drawable("tilted", grid(30, 15.0));
+    let quads = scene.add_drawable("quads", quad_strips(80, 10.0));
+    let small = scene.add_drawable("small", grid(2, 1.0));
+    let add = |scene: &mut SceneGraph, name: &str, m: DMat4, d| {
+        let t = scene.add_transform(name, m).unwrap();
+        let g = scene.add_geode(format!("{name}-geode"));
+        scene.add_drawable_to_geode(g, d).unwrap();
+        scene.add_child(t, g).unwrap();
+        scene.add_child(root, t).unwrap();
+        t
+    };
+    let flat_t = add(&mut scene, "flat", DMat4::IDENTITY, flat);
+    let moving = add(
+        &mut scene,
+        "tilted",
+        DMat4::from_scale_rotation_translation(
+            DVec3::new(1.3, 0.7, 1.1),
+            DQuat::from_rotation_x(0.4) * DQuat::from_rotation_y(0.3),
+            DVec3::new(2.0, 1.0, -1.0),
+        ),
+        tilted,
+    );
+    add(
+        &mut scene,
+        "quads",
+        DMat4::from_translation(DVec3::new(0.0, 2.0, 0.0)),
+        quads,
+    );
+    add(
+        &mut scene,
+        "small-a",
+        DMat4::from_translation(DVec3::new(3.0, 3.0, 3.0)),
+        small,
+    );
+    add(
+        &mut scene,
+        "small-b",
+        DMat4::from_translation(DVec3::new(-3.0, 3.0, -3.0)),
+        small,
+    );
+    (scene, root, moving, flat_t)
+}
+
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
+impl Rng {
+    /// A point in `[-r, r] x [-0.3 r, 0.3 r] x [-r, r]`.
+    fn point(&mut self, r: f64) -> DVec3 {
+        DVec3::new(
+            self.range(-r, r),
+            self.range(-0.3 * r, 0.3 * r),
+            self.range(-r, r),
+        )
+    }
+}
+
+fn run<I: Intersector>(
+    visitor: &mut IntersectionVisitor,
+    scene: &SceneGraph,
+    root: NodeId,
+    i: &mut I,
+) {
+    visitor.apply(scene, root, i).unwrap();
+}
+
+const LIMITS: [IntersectionLimit; 3] = [
+    IntersectionLimit::None,
+    IntersectionLimit::Nearest,
+    IntersectionLimit::OnePerDrawable,
+];
+
+/// Runs `query` (an intersector with the given limit) plain and accelerated, and
+/// asserts both give the same hits, for every limit; `One` gives one of them.
+fn assert_equal_plain<H: PartialEq + std::fmt::Debug>(
+    what: &str,
+    mut query: impl FnMut(bool, IntersectionLimit) -> Vec<H>,
+) -> usize {
+    for limit in LIMITS {
+        assert_eq!(query(false, limit), query(true, limit), "{what}, {limit:?}");
+    }
+    let all = query(false, IntersectionLimit::None);
+    let one = query(true, IntersectionLimit::One);
+    assert_eq!(one.len(), usize::from(!all.is_empty()), "{what}, One");
+    assert!(
+        one.iter().all(|h| all.contains(h)),
+        "{what}: One's hit is a hit"
+    );
+    all.len()
+}
+
+/// Every query kind and limit, accelerated (the world tree) against plain, with the
+/// visitor's masks as `configure` sets them; returns how many hits there were.
+fn assert_all_queries_equal_plain(
+    scene: &SceneGraph,
+    root: NodeId,
+    seed: u64,
+    configure: impl Fn(&mut IntersectionVisitor),
+) -> usize {
+    let visitor = |accelerated: bool| {
+        let mut v = IntersectionVisitor::new();
+        v.set_use_acceleration(accelerated);
+        configure(&mut v);
+        v
+    };
+    let mut rng = Rng(seed);
+    let mut hits = 0;
+    for _ in 0..60 {
+        let (a, b) = (rng.point(25.0), rng.point(25.0));
+        hits += assert_equal_plain(&format!("segment {a} -> {b}"), |accelerated, limit| {
+            let mut i = LineSegmentIntersector::new(a, b).unwrap().with_limit(limit);
+            run(&mut visitor(accelerated), scene, root, &mut i);
+            i.take_intersections()
+        });
+        let (c, half) = (
+            rng.point(15.0),
+            DVec3::new(2.0, 1.5, 4.0) * (0.5 + rng.next()),
+        );
+        let rotation = DQuat::from_rotation_y(rng.next() * 6.0);
+        hits += assert_equal_plain(&format!("box at {c}"), |accelerated, limit| {
+            let p = Polytope::from_oriented_box(c, half, rotation).unwrap();
+            let mut i = PolytopeIntersector::new(p).with_limit(limit);
+            run(&mut visitor(accelerated), scene, root, &mut i);
+            i.take_intersections()
+        });
+        let radius = 0.5 + rng.next() * 4.0;
+        hits += assert_equal_plain(&format!("ball at {c} r {radius}"), |accelerated, limit| {
+            let mut i = SphereIntersector::new(c, radius).unwrap().with_limit(limit);
+            run(&mut visitor(accelerated), scene, root, &mut i);
+            i.take_intersections()
+        });
+    }
+    hits
+}
+
+#[test]
+fn unique_triangle_lists_are_placed_and_quads_and_shared_meshes_stay_whole() {
+    let (scene, root, _, _) = scene();
+    let index = scene.scene_index(root).unwrap();
+    let placement = |name: &str| {
+        (index.instances().iter())
+            .filter(|i| scene.drawable_name(i.drawable) == Some(name))
+            .map(|i| i.placement)
+            .collect::<Vec<_>>()
+    };
+    assert!(matches!(
+        placement("flat")[..],
+        [Placement::Triangles { .. }]
+    ));
+    assert!(matches!(
+        placement("tilted")[..],
+        [Placement::Triangles { .. }]
+    ));
+    // A quad's two halves share a primitive index: visited whole.
+    assert_eq!(placement("quads"), [Placement::Whole]);
+    // One mesh under two transforms: one primitive tree for both, not two copies.
+    assert_eq!(placement("small"), [Placement::Whole, Placement::Whole]);
+    let world = index.world();
+    assert_eq!(world.triangle_count(), 3200 + 1800);
+    assert_eq!(world.whole_count(), 3);
+    // Every leaf triangle's id names a placed instance's primitive, and the leaf's box
+    // holds that triangle in world space.
+    let mut seen = 0;
+    world.for_each_child(
+        |_| true,
+        |child, leaf_box| {
+            if let WorldChild::Triangles { first, count } = child {
+                for record in &world.triangles()[first as usize..(first + count) as usize] {
+                    let (k, primitive) = index.locate(record.id).unwrap();
+                    let instance = &index.instances()[k as usize];
+                    let geometry = scene
+                        .drawable(instance.drawable)
+                        .unwrap()
+                        .as_geometry()
+                        .unwrap();
+                    assert!(primitive < geometry.primitive_count() as u32);
+                    let mut corners = Vec::new();
+                    struct Corners<'a>(u32, &'a mut Vec<DVec3>, DMat4);
+                    impl PrimitiveFunctor for Corners<'_> {
+                        fn triangle(&mut self, v: [Vec3; 3], _: [u32; 3], p: u32) {
+                            if p == self.0 {
+                                self.1
+                                    .extend(v.map(|v| self.2.transform_point3(v.as_dvec3())));
+                            }
+                        }
+                    }
+                    geometry.accept_functor(&mut Corners(
+                        primitive,
+                        &mut corners,
+                        instance.local_to_world,
+                    ));
+                    for c in corners {
+                        let (min, max) = leaf_box.as_dvec3();
+                        assert!(
+                            c.cmpge(min).all() && c.cmple(max).all(),
+                            "{c} outside its leaf"
+                        );
+                    }
+                    seen += 1;
+                }
+            }
+        },
+    );
+    assert_eq!(seen, 3200 + 1800);
+    assert_eq!(index.locate(3200 + 1800), None);
+}
+
+#[test]
+fn the_world_tree_answers_exactly_as_the_plain_traversal() {
+    let (scene, root, _, _) = scene();
+    let hits = assert_all_queries_equal_plain(&scene, root, 0x0f0f_1234, |_| {});
+    assert!(hits > 500, "the queries must hit: {hits}");
+    // A hand-computed pick: straight down at (0.3, 0.6), from y = 5 to y = -5. The quads
+    // at y = 2 are met first, at ratio (5 - 2) / 10 = 0.3 (the tilted grid lies
+    // below y = 1.5 there, the flat one at y <= 0.25).
+    let mut i = LineSegmentIntersector::new(DVec3::new(0.3, 5.0, 0.6), DVec3::new(0.3, -5.0, 0.6))
+        .unwrap()
+        .with_limit(IntersectionLimit::Nearest);
+    run(&mut IntersectionVisitor::new(), &scene, root, &mut i);
+    let hit = i.first_intersection().unwrap();
+    assert_eq!(hit.ratio, 0.3);
+    assert_eq!(hit.world_point, DVec3::new(0.3, 2.0, 0.6));
+    assert_eq!(scene.drawable_name(hit.drawable), Some("quads"));
+    // Without the quads, the flat grid's triangles (placed in world space) are nearest:
+    // at (0.3, 0.6) its cell spans x 0..1, z 0..1 with y waving 0..0.25.
+    let (mut masked, masked_root, _, _) = self::scene();
+    let quads = masked.find_node("quads").unwrap();
+    masked.set_node_mask(quads, 0b10).unwrap();
+    let mut visitor = IntersectionVisitor::new();
+    visitor.set_traversal_mask(!0b10);
+    let mut i = LineSegmentIntersector::new(DVec3::new(0.3, 5.0, 0.6), DVec3::new(0.3, -5.0, 0.6))
+        .unwrap()
+        .with_limit(IntersectionLimit::Nearest);
+    run(&mut visitor, &masked, masked_root, &mut i);
+    let hit = i.first_intersection().unwrap();
+    assert!(
+        hit.world_point.y >= 0.0 && hit.world_point.y <= 1.5,
+        "{hit:?}"
+    );
+    assert_ne!(masked.drawable_name(hit.drawable), Some("quads"));
+}
+
+#[test]
+fn masks_on_placed_instances_answer_as_the_plain_traversal() {
+    let (mut scene, root, _, flat) = scene();
+    scene.build_acceleration();
+    // The flat grid's transform excluded by mask, after the index was built.
+    scene.set_node_mask(flat, 0b100).unwrap();
+    let hits = assert_all_queries_equal_plain(&scene, root, 91, |v| {
+        v.set_traversal_mask(!0b100);
+    });
+    assert!(hits > 100);
+    // And included again through the override mask.
+    assert_all_queries_equal_plain(&scene, root, 92, |v| {
+        v.set_traversal_mask(!0b100).set_override_mask(0b100);
+    });
+}
+
+#[test]
+fn moved_instances_are_detached_and_still_answer_exactly() {
+    let (mut scene, root, moving, _) = scene();
+    scene.build_acceleration();
+    for step in 0..4 {
+        let m = DMat4::from_rotation_translation(
+            DQuat::from_rotation_z(0.2 * step as f64),
+            DVec3::new(-6.0 + 4.0 * step as f64, 0.5, 1.0),
+        );
+        scene.set_matrix(moving, m).unwrap();
+        assert_all_queries_equal_plain(&scene, root, 77 + step, |_| {});
+    }
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!(index.refit_count(), 4);
+    // Only the tilted grid was moved: it alone is visited outside the world tree.
+    let detached: Vec<_> = (index.detached().iter())
+        .map(|&k| scene.drawable_name(index.instances()[k as usize].drawable))
+        .collect();
+    assert_eq!(detached, [Some("tilted")]);
+    assert!(index.instances().iter().filter(|i| i.detached).count() == 1);
+}
+
+/// A segment intersector that does not walk the world tree itself (the trait's
+/// default `intersect_index`) and records the drawables it visits.
+struct WholeVisits {
+    inner: LineSegmentIntersector,
+    visits: Vec<DrawableId>,
+}
+
+impl Intersector for WholeVisits {
+    type Local = LocalSegment;
+
+    fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
+        self.inner.begin(frames)
+    }
+    fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSegment {
+        self.inner.localize(local_to_world, world_to_local)
+    }
+    fn enter_node(&self, local: &LocalSegment, bound: &BoundingSphere) -> bool {
+        self.inner.enter_node(local, bound)
+    }
+    fn enter_drawable(&self, local: &LocalSegment, bound: &BoundingBox) -> bool {
+        self.inner.enter_drawable(local, bound)
+    }
+    fn intersect(
+        &mut self,
+        local: &LocalSegment,
+        context: &DrawableContext<'_>,
+        drawable: &dyn Drawable,
+    ) {
+        self.visits.push(context.drawable);
+        self.inner.intersect(local, context, drawable);
+    }
+    fn reached_limit(&self) -> bool {
+        self.inner.reached_limit()
+    }
+    fn end(&mut self) {
+        // Not `self.inner.end()`: that is the segment's end point.
+        Intersector::end(&mut self.inner);
+    }
+}
+
+#[test]
+fn intersectors_that_do_not_walk_the_world_tree_get_whole_drawables() {
+    let (scene, root, _, _) = scene();
+    let (a, b) = (DVec3::new(-18.0, 4.0, -17.0), DVec3::new(18.0, -3.0, 16.0));
+    let mut whole = WholeVisits {
+        inner: LineSegmentIntersector::new(a, b).unwrap(),
+        visits: Vec::new(),
+    };
+    run(&mut IntersectionVisitor::new(), &scene, root, &mut whole);
+    // The placed grids too were visited whole, once each.
+    let flat = scene
+        .drawables()
+        .find(|(id, _)| scene.drawable_name(*id) == Some("flat"))
+        .unwrap()
+        .0;
+    assert_eq!(whole.visits.iter().filter(|&&d| d == flat).count(), 1);
+    // Its answers are the world tree walk's answers.
+    let mut walked = LineSegmentIntersector::new(a, b).unwrap();
+    run(&mut IntersectionVisitor::new(), &scene, root, &mut walked);
+    assert!(!walked.intersections().is_empty());
+    assert_eq!(whole.inner.intersections(), walked.intersections());
+}
