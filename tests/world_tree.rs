@@ -8,7 +8,7 @@ use glam::{DMat4, DQuat, DVec3, Vec3};
 use scene_intersect::accel::{Placement, WorldChild};
 use scene_intersect::bounding::{BoundingBox, BoundingSphere};
 use scene_intersect::drawable::Drawable;
-use scene_intersect::intersectors::{LocalSegment, QueryError};
+use scene_intersect::intersectors::{AnyIntersector, LocalSegment, QueryError};
 use scene_intersect::prelude::*;
 use scene_intersect::visitor::{DrawableContext, FrameContext};
 
@@ -414,4 +414,67 @@ fn intersectors_that_do_not_walk_the_world_tree_get_whole_drawables() {
     run(&mut IntersectionVisitor::new(), &scene, root, &mut walked);
     assert!(!walked.intersections().is_empty());
     assert_eq!(whole.inner.intersections(), walked.intersections());
+}
+
+#[test]
+fn groups_of_queries_walk_the_world_tree_and_answer_as_one_by_one() {
+    let (scene, root, _, _) = scene();
+    let mut rng = Rng(5150);
+    for _ in 0..20 {
+        let (a, b) = (rng.point(25.0), rng.point(25.0));
+        let c = rng.point(15.0);
+        let box_at = Polytope::from_oriented_box(
+            c,
+            DVec3::new(2.0, 1.5, 4.0),
+            DQuat::from_rotation_y(rng.next() * 6.0),
+        )
+        .unwrap();
+        let radius = 0.5 + rng.next() * 4.0;
+        let members: Vec<AnyIntersector> = vec![
+            LineSegmentIntersector::new(a, b).unwrap().into(),
+            LineSegmentIntersector::new(b, a)
+                .unwrap()
+                .with_limit(IntersectionLimit::Nearest)
+                .into(),
+            PolytopeIntersector::new(box_at)
+                .with_limit(IntersectionLimit::OnePerDrawable)
+                .into(),
+            SphereIntersector::new(c, radius).unwrap().into(),
+        ];
+        // One by one, plain: the reference.
+        let mut alone = members.clone();
+        for m in &mut alone {
+            run(&mut plain_visitor(), &scene, root, m);
+        }
+        // As a group (each member walks the tree in turn), and each member alone
+        // accelerated (AnyIntersector dispatches the walk).
+        let mut group = IntersectorGroup::new();
+        for m in members.iter().cloned() {
+            group.push(m);
+        }
+        run(&mut IntersectionVisitor::new(), &scene, root, &mut group);
+        for (g, a) in group.members().iter().zip(&alone) {
+            assert_eq!(hits_of(g), hits_of(a));
+        }
+        for (m, a) in members.into_iter().zip(&alone) {
+            let mut m = m;
+            run(&mut IntersectionVisitor::new(), &scene, root, &mut m);
+            assert_eq!(hits_of(&m), hits_of(a));
+        }
+    }
+}
+
+fn plain_visitor() -> IntersectionVisitor {
+    let mut v = IntersectionVisitor::new();
+    v.set_use_acceleration(false);
+    v
+}
+
+/// A member's hits, as text (the three hit types in one comparable form).
+fn hits_of(member: &AnyIntersector) -> String {
+    match member {
+        AnyIntersector::LineSegment(i) => format!("{:?}", i.intersections()),
+        AnyIntersector::Polytope(i) => format!("{:?}", i.intersections()),
+        AnyIntersector::Sphere(i) => format!("{:?}", i.intersections()),
+    }
 }

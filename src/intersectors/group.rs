@@ -9,7 +9,7 @@ use super::{LineSegmentIntersector, PolytopeIntersector, QueryError, SphereInter
 use crate::accel::{Aabb, Aabb4, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::Drawable;
-use crate::visitor::{DrawableContext, FrameContext, Intersector};
+use crate::visitor::{DrawableContext, FrameContext, IndexContext, Intersector};
 
 /// Any of the built-in intersectors, as a member of an [`IntersectorGroup`].
 // Members are few and long-lived; boxing them would only add an indirection per test.
@@ -186,8 +186,23 @@ impl Intersector for AnyIntersector {
         dispatch!(self, i => i.orders_world_boxes())
     }
 
+    fn intersect_index(&mut self, context: &mut IndexContext<'_>) -> bool {
+        dispatch!(self, i => i.intersect_index(context))
+    }
+
     fn end(&mut self) {
         dispatch!(self, i => i.end())
+    }
+}
+
+impl AnyIntersector {
+    /// Whether [`intersect_index`](Intersector::intersect_index) walks this index's
+    /// world tree (a polytope whose planes do not fit the `f32` tests does not).
+    fn walks_world(&self, context: &IndexContext<'_>) -> bool {
+        match self {
+            AnyIntersector::Polytope(p) => p.walks_world(context.index().world()),
+            AnyIntersector::LineSegment(_) | AnyIntersector::Sphere(_) => true,
+        }
     }
 }
 
@@ -285,6 +300,20 @@ impl Intersector for IntersectorGroup {
     /// When any member orders them.
     fn orders_world_boxes(&self) -> bool {
         self.members.iter().any(|m| m.orders_world_boxes())
+    }
+
+    /// Each member walks the world tree in turn (each walk numbers the instances it
+    /// meets afresh), when all of them can; otherwise the visitor visits every instance
+    /// whole for the group.
+    fn intersect_index(&mut self, context: &mut IndexContext<'_>) -> bool {
+        if !self.members.iter().all(|m| m.walks_world(context)) {
+            return false;
+        }
+        for m in &mut self.members {
+            let walked = m.intersect_index(context);
+            debug_assert!(walked, "checked by walks_world");
+        }
+        true
     }
 
     fn end(&mut self) {

@@ -231,13 +231,27 @@ impl PolytopeIntersector {
         std::mem::take(&mut self.hits)
     }
 
+    /// The polytope's planes in the frame whose local-to-world matrix is
+    /// `local_to_world`: a world plane `p` is the local plane `local_to_worldᵀ p`.
+    pub(super) fn local_planes(&self, local_to_world: &DMat4) -> SmallVec<[DVec4; 8]> {
+        let t = local_to_world.transpose();
+        self.world_polytope()
+            .planes()
+            .iter()
+            .map(|p| t * *p)
+            .collect()
+    }
+
     /// Turns one drawable visit's raw hits (clipped polygons in the drawable's frame,
     /// their points in `points`) into hits, kept as the limit says.
+    /// `distinct`: every raw hit is a primitive of its own (the triangles of a triangle
+    /// list), so none need merging, whatever their order.
     pub(super) fn keep_hits(
         &mut self,
         raw: &mut [RawHit],
         points: &[DVec3],
         context: &DrawableContext<'_>,
+        distinct: bool,
     ) {
         let reference = self.world_reference;
         let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;
@@ -247,7 +261,7 @@ impl PolytopeIntersector {
         let mut limited: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
         let kept = &mut self.hits;
         let paths = &mut self.spare_paths;
-        for_each_primitive(raw, points, |r, local_polygon| {
+        for_each_primitive(raw, points, distinct, |r, local_polygon| {
             let polygon: SmallVec<[DVec3; 8]> = local_polygon
                 .iter()
                 .map(|p| context.local_to_world.transform_point3(*p))
@@ -341,6 +355,27 @@ impl<'a> PolytopeFunctor<'a> {
             out,
             points,
         }
+    }
+
+    /// A functor without planes yet (see [`use_planes`](Self::use_planes)), for a walk
+    /// that meets the primitives of many drawables, each in its own frame.
+    pub(super) fn without_planes(
+        mask: PrimitiveMask,
+        out: &'a mut Vec<RawHit>,
+        points: &'a mut Vec<DVec3>,
+    ) -> Self {
+        Self::new(&[], mask, out, points)
+    }
+
+    /// Clips by all of `planes` from now on.
+    pub(super) fn use_planes(&mut self, planes: &[DVec4]) {
+        self.planes.clear();
+        self.planes.extend_from_slice(planes);
+    }
+
+    /// How many raw hits it has made.
+    pub(super) fn hit_count(&self) -> usize {
+        self.out.len()
     }
 
     /// Clips by the planes of `mask` only from now on.
@@ -441,18 +476,27 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
 
 /// Puts one visit's raw hits in primitive order, whatever order they were found in, and
 /// groups the two triangles of a quad (same primitive index): calls `hit` once per
-/// primitive with its clipped vertices (a quad's merged, shared vertices once).
+/// primitive with its clipped vertices (a quad's merged, shared vertices once). With
+/// `distinct` (every raw hit a primitive of its own) it calls `hit` for each as it is:
+/// the final sort's key alone orders them.
 fn for_each_primitive(
     raw: &mut [RawHit],
     points: &[DVec3],
+    distinct: bool,
     mut hit: impl FnMut(&RawHit, &[DVec3]),
 ) {
+    let slice = |r: &RawHit| &points[r.start as usize..(r.start + r.len) as usize];
+    if distinct {
+        for r in raw.iter() {
+            hit(r, slice(r));
+        }
+        return;
+    }
     raw.sort_unstable_by(|a, b| {
         a.primitive_index
             .cmp(&b.primitive_index)
             .then_with(|| a.indices.cmp(&b.indices))
     });
-    let slice = |r: &RawHit| &points[r.start as usize..(r.start + r.len) as usize];
     let mut merged: SmallVec<[DVec3; 12]> = SmallVec::new();
     let mut k = 0;
     while k < raw.len() {
@@ -615,14 +659,7 @@ impl Intersector for PolytopeIntersector {
     }
 
     fn localize(&self, local_to_world: &DMat4, _world_to_local: &DMat4) -> LocalPolytope {
-        // A world plane p is the local plane (local_to_world)^T p.
-        let t = local_to_world.transpose();
-        let planes: SmallVec<[DVec4; 8]> = self
-            .world_polytope()
-            .planes()
-            .iter()
-            .map(|p| t * *p)
-            .collect();
+        let planes = self.local_planes(local_to_world);
         // The culler normalizes the planes itself.
         let culler = PlaneCuller::for_planes(&planes);
         LocalPolytope { planes, culler }
@@ -703,7 +740,7 @@ impl Intersector for PolytopeIntersector {
                 drawable.accept(&mut functor);
             }
         }
-        self.keep_hits(&mut raw, &points, context);
+        self.keep_hits(&mut raw, &points, context, false);
         self.scratch_hits = raw;
         self.scratch_points = points;
     }

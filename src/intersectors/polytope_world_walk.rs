@@ -17,7 +17,7 @@ use smallvec::SmallVec;
 use super::hit_order::cull_padding;
 use super::polytope_intersector::{PolytopeFunctor, RawHit};
 use super::{PolytopeIntersector, PrimitiveMask};
-use crate::accel::{PlaneCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
+use crate::accel::{PlaneCuller, TriangleLanes, TriangleList, WorldBvh, WorldChild, FILTER_LANES};
 use crate::drawable::PrimitiveFunctor;
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
@@ -30,23 +30,68 @@ struct Met<'a> {
     list: TriangleList<'a>,
 }
 
+impl Met<'_> {
+    /// Clips the drawable's primitive `primitive` (a triangle) with `functor`, which
+    /// clips by this instance's planes.
+    #[inline]
+    fn clip(&self, functor: &mut PolytopeFunctor<'_>, primitive: u32) {
+        let Some(indices) = self.list.triangle(primitive) else {
+            return;
+        };
+        let vertex = |i: u32| self.vertices.get(i as usize).copied();
+        if let (Some(a), Some(b), Some(c)) =
+            (vertex(indices[0]), vertex(indices[1]), vertex(indices[2]))
+        {
+            functor.triangle([a, b, c], indices, primitive);
+        }
+    }
+}
+
+/// The polytope's world planes prepared for a world tree, when it can be walked.
+enum WorldCuller {
+    /// Nothing to walk: the tree is empty, or the polytope's bounds miss it.
+    Nothing,
+    /// The planes do not fit the `f32` tests.
+    Unusable,
+    /// The planes, for the tree's boxes.
+    Planes(PlaneCuller),
+}
+
 impl PolytopeIntersector {
-    /// Walks the world tree of `context`'s index (see the module docs); false when the
-    /// planes do not fit the `f32` tests (then the visitor visits the instances whole).
-    pub(super) fn walk_world(&mut self, context: &mut IndexContext<'_>) -> bool {
-        let world = context.index().world();
+    /// Whether [`walk_world`](Self::walk_world) walks `world` (false when the planes
+    /// do not fit its `f32` tests; the visitor then visits every instance whole).
+    pub(super) fn walks_world(&self, world: &WorldBvh) -> bool {
+        !matches!(self.world_culler_for(world), WorldCuller::Unusable)
+    }
+
+    /// The world planes prepared for `world`'s boxes.
+    fn world_culler_for(&self, world: &WorldBvh) -> WorldCuller {
         if world.is_empty() {
-            return true;
+            return WorldCuller::Nothing;
         }
         let bounds = world.bounds();
         if self.world_bounds.is_some_and(|b| !b.intersects(&bounds)) {
-            return true;
+            return WorldCuller::Nothing;
         }
         let (min, max) = bounds.as_dvec3();
         let scale = min.abs().max(max.abs()).max_element();
         let pad = cull_padding((max - min).length().min(f64::MAX), scale);
-        let Some(culler) = PlaneCuller::new(&self.world_normalized, pad, scale) else {
-            return false;
+        match PlaneCuller::new(&self.world_normalized, pad, scale) {
+            Some(culler) => WorldCuller::Planes(culler),
+            None => WorldCuller::Unusable,
+        }
+    }
+
+    /// Walks the world tree of `context`'s index (see the module docs); false when the
+    /// planes do not fit the `f32` tests (then the visitor visits the instances whole).
+    pub(super) fn walk_world(&mut self, context: &mut IndexContext<'_>) -> bool {
+        // Slots are this walk's own (another walk may have run in this query).
+        context.forget_slots();
+        let world = context.index().world();
+        let culler = match self.world_culler_for(world) {
+            WorldCuller::Nothing => return true,
+            WorldCuller::Unusable => return false,
+            WorldCuller::Planes(culler) => culler,
         };
         let query_bounds = self.world_bounds;
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
@@ -59,6 +104,10 @@ impl PolytopeIntersector {
         let mut raw_slots: SmallVec<[u32; 16]> = SmallVec::new();
         let mut met: SmallVec<[Option<Met<'_>>; 8]> = SmallVec::new();
         let stop_at_first = self.limit == IntersectionLimit::One;
+        let mut functor =
+            PolytopeFunctor::without_planes(self.primitive_mask, &mut raw, &mut points);
+        // The slot whose planes the functor clips by.
+        let mut planes_of = usize::MAX;
         world.walk_depth_first(
             &mut stack,
             |node| {
@@ -81,11 +130,27 @@ impl PolytopeIntersector {
                         while left != 0 {
                             let k = left.trailing_zeros() as usize;
                             left &= left - 1;
-                            let before = raw.len();
-                            let id = records[k].id;
-                            let slot =
-                                self.clip_triangle(context, &mut met, id, &mut raw, &mut points);
-                            if raw.len() > before {
+                            let Some((instance, primitive)) = context.index().locate(records[k].id)
+                            else {
+                                continue;
+                            };
+                            let slot = match context.slot(instance) {
+                                Some(slot) => slot as usize,
+                                None => {
+                                    let slot = met.len();
+                                    met.push(self.meet(context, instance));
+                                    context.set_slot(instance, slot as u32);
+                                    slot
+                                }
+                            };
+                            let Some(m) = &met[slot] else { continue };
+                            if planes_of != slot {
+                                functor.use_planes(&m.planes);
+                                planes_of = slot;
+                            }
+                            let before = functor.hit_count();
+                            m.clip(&mut functor, primitive);
+                            if functor.hit_count() > before {
                                 raw_slots.push(slot as u32);
                                 if stop_at_first {
                                     return false;
@@ -102,11 +167,14 @@ impl PolytopeIntersector {
                 _ => true,
             },
         );
+        drop(functor);
         // Each instance's raw hits, as one visit of it, instance by instance.
         let mut order: SmallVec<[(u32, u32); 16]> = (raw_slots.iter().enumerate())
             .map(|(k, &slot)| (slot, k as u32))
             .collect();
-        order.sort_unstable();
+        if !order.is_sorted() {
+            order.sort_unstable();
+        }
         let mut group: SmallVec<[RawHit; 8]> = SmallVec::new();
         for run in order.chunk_by(|a, b| a.0 == b.0) {
             let Some(m) = &met[run[0].0 as usize] else {
@@ -115,53 +183,18 @@ impl PolytopeIntersector {
             group.clear();
             group.extend(run.iter().map(|&(_, k)| raw[k as usize]));
             if !self.reached_limit() {
-                self.keep_hits(&mut group, &points, &context.drawable_context(m.instance));
+                self.keep_hits(
+                    &mut group,
+                    &points,
+                    &context.drawable_context(m.instance),
+                    true,
+                );
             }
         }
         self.scratch_hits = raw;
         self.scratch_points = points;
         self.walk_stack = stack;
         true
-    }
-
-    /// Clips the world tree's triangle `id` by the polytope in its instance's frame,
-    /// adding a raw hit when something is left; returns its instance's slot.
-    fn clip_triangle<'a>(
-        &self,
-        context: &mut IndexContext<'a>,
-        met: &mut SmallVec<[Option<Met<'a>>; 8]>,
-        id: u32,
-        raw: &mut Vec<RawHit>,
-        points: &mut Vec<glam::DVec3>,
-    ) -> usize {
-        let Some((k, primitive)) = context.index().locate(id) else {
-            return 0;
-        };
-        let slot = match context.slot(k) {
-            Some(slot) => slot as usize,
-            None => {
-                let slot = met.len();
-                met.push(self.meet(context, k));
-                context.set_slot(k, slot as u32);
-                slot
-            }
-        };
-        let Some(m) = &met[slot] else { return slot };
-        let Some(indices) = m.list.triangle(primitive) else {
-            return slot;
-        };
-        let vertex = |i: u32| m.vertices.get(i as usize).copied();
-        let (Some(a), Some(b), Some(c)) =
-            (vertex(indices[0]), vertex(indices[1]), vertex(indices[2]))
-        else {
-            return slot;
-        };
-        PolytopeFunctor::new(&m.planes, self.primitive_mask, raw, points).triangle(
-            [a, b, c],
-            indices,
-            primitive,
-        );
-        slot
     }
 
     /// What the walk keeps of instance `k`, or `None` when the traversal does not reach
@@ -173,10 +206,9 @@ impl PolytopeIntersector {
         }
         let instance = context.instance(k);
         let geometry = context.scene().drawable(instance.drawable)?.as_geometry()?;
-        let local = self.localize(&instance.local_to_world, &instance.world_to_local);
         Some(Met {
             instance: k,
-            planes: local.planes,
+            planes: self.local_planes(&instance.local_to_world),
             vertices: geometry.vertices(),
             list: TriangleList::of(geometry)?,
         })

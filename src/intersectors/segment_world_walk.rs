@@ -63,6 +63,8 @@ struct Walk<'q, 'c, 'a> {
 impl LineSegmentIntersector {
     /// Walks the world tree of `context`'s index (see the module docs).
     pub(super) fn walk_world(&mut self, context: &mut IndexContext<'_>) {
+        // Slots are this walk's own (another walk may have run in this query).
+        context.forget_slots();
         let world = context.index().world();
         if world.is_empty() {
             return;

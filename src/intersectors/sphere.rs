@@ -75,6 +75,8 @@ pub struct SphereIntersector {
     pub(super) scratch: Vec<RawHit>,
     /// The world tree walk's stack, kept between queries.
     pub(super) walk_stack: Vec<u32>,
+    /// The world tree walk's raw hits of one instance, kept between queries.
+    pub(super) walk_group: Vec<RawHit>,
     /// The world ball prepared for the scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]).
     world_ball: Option<BallCuller>,
@@ -130,6 +132,7 @@ impl SphereIntersector {
             spare_paths: NodePathPool::default(),
             scratch: Vec::new(),
             walk_stack: Vec::new(),
+            walk_group: Vec::new(),
             world_ball: None,
         })
     }
@@ -200,9 +203,17 @@ impl SphereIntersector {
     }
 
     /// Turns one drawable visit's raw hits into hits, kept as the limit says (`raw` is
-    /// left empty).
-    pub(super) fn keep_hits(&mut self, raw: &mut Vec<RawHit>, context: &DrawableContext<'_>) {
-        normalize(raw);
+    /// left empty). `distinct`: every raw hit is a primitive of its own (the triangles
+    /// of a triangle list), so none need merging, whatever their order.
+    pub(super) fn keep_hits(
+        &mut self,
+        raw: &mut Vec<RawHit>,
+        context: &DrawableContext<'_>,
+        distinct: bool,
+    ) {
+        if !distinct {
+            normalize(raw);
+        }
         let paths = &mut self.spare_paths;
         let hits = raw.drain(..).map(
             |RawHit {
@@ -460,7 +471,7 @@ impl Intersector for SphereIntersector {
             }
             None => drawable.accept(&mut functor),
         }
-        self.keep_hits(&mut raw, context);
+        self.keep_hits(&mut raw, context, false);
         self.scratch = raw;
     }
 

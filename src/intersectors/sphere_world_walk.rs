@@ -30,6 +30,8 @@ struct Met<'a> {
 impl SphereIntersector {
     /// Walks the world tree of `context`'s index (see the module docs).
     pub(super) fn walk_world(&mut self, context: &mut IndexContext<'_>) {
+        // Slots are this walk's own (another walk may have run in this query).
+        context.forget_slots();
         let world = context.index().world();
         if world.is_empty() {
             return;
@@ -81,24 +83,38 @@ impl SphereIntersector {
                 _ => true,
             },
         );
-        // Each instance's raw hits, as one visit of it, instance by instance.
-        let mut order: SmallVec<[(u32, u32); 16]> = (raw_slots.iter().enumerate())
-            .map(|(k, &slot)| (slot, k as u32))
-            .collect();
-        order.sort_unstable();
-        let mut group = Vec::new();
-        for run in order.chunk_by(|a, b| a.0 == b.0) {
-            let Some(m) = &met[run[0].0 as usize] else {
-                continue;
-            };
-            group.clear();
-            group.extend(run.iter().map(|&(_, k)| raw[k as usize]));
-            if !self.reached_limit() {
-                self.keep_hits(&mut group, &context.drawable_context(m.instance));
+        // Each instance's raw hits, as one visit of it, instance by instance (the
+        // triangles of a triangle list are distinct primitives: nothing to merge).
+        let single = raw_slots.windows(2).all(|w| w[0] == w[1]);
+        let mut group = std::mem::take(&mut self.walk_group);
+        if single {
+            if let Some(m) = raw_slots
+                .first()
+                .and_then(|&slot| met[slot as usize].as_ref())
+            {
+                if !self.reached_limit() {
+                    self.keep_hits(&mut raw, &context.drawable_context(m.instance), true);
+                }
+            }
+        } else {
+            let mut order: SmallVec<[(u32, u32); 16]> = (raw_slots.iter().enumerate())
+                .map(|(k, &slot)| (slot, k as u32))
+                .collect();
+            order.sort_unstable();
+            for run in order.chunk_by(|a, b| a.0 == b.0) {
+                let Some(m) = &met[run[0].0 as usize] else {
+                    continue;
+                };
+                group.clear();
+                group.extend(run.iter().map(|&(_, k)| raw[k as usize]));
+                if !self.reached_limit() {
+                    self.keep_hits(&mut group, &context.drawable_context(m.instance), true);
+                }
             }
         }
         self.scratch = raw;
         self.walk_stack = stack;
+        self.walk_group = group;
     }
 
     /// Tests the world tree's triangle `id` exactly, adding a raw hit when it is within

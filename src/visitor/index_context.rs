@@ -18,7 +18,9 @@ use crate::graph::SceneGraph;
 /// from the world tree). A walk keeps per-instance data for the instances it met
 /// (its query in their frames) in slots it numbers itself; [`slot`](Self::slot) and
 /// [`set_slot`](Self::set_slot) remember them for the current query without clearing
-/// anything between queries.
+/// anything between queries. A walk starts with [`forget_slots`](Self::forget_slots):
+/// another walk may have run in the same query (the members of an
+/// [`IntersectorGroup`](crate::intersectors::IntersectorGroup) walk in turn).
 pub struct IndexContext<'a> {
     visitor: &'a IntersectionVisitor,
     scene: &'a SceneGraph,
@@ -98,6 +100,12 @@ impl<'a> IndexContext<'a> {
     #[inline]
     pub fn slot(&self, k: u32) -> Option<u32> {
         self.met.get(k)
+    }
+
+    /// Forgets every slot given so far, so that a walk starts with no instance met
+    /// (another walk may have run in this query, numbering its own).
+    pub fn forget_slots(&mut self) {
+        self.met.start(self.index.instances().len());
     }
 
     /// Remembers `slot` for instance `k` for the rest of this query.
