@@ -290,8 +290,10 @@ impl SegmentHitStore {
             drawable: visit.drawable,
             primitive_index: h.primitive_index,
             primitive_kind: h.kind,
-            vertex_indices: SmallVec::from_slice(&h.indices[..n]),
-            barycentric: SmallVec::from_slice(&h.weights[..n]),
+            // From the arrays themselves (the inline size): `from_slice` copies three
+            // numbers through a call to `memcpy`.
+            vertex_indices: SmallVec::from_buf_and_len(h.indices, n),
+            barycentric: SmallVec::from_buf_and_len(h.weights, n),
             local_point: h.local_point,
             world_point: visit.local_to_world.transform_point3(h.local_point),
             local_normal: h.local_normal,

@@ -221,16 +221,17 @@ impl<'a> Walk<'_, '_, 'a> {
         match node.child(lane) {
             WorldChild::Triangles { first, count } => {
                 let (min, max) = node.boxes.splat_lane(lane);
-                let (first, count) = (first as usize, count as usize);
-                for group in (first..first + count).step_by(FILTER_LANES) {
+                let (mut group, end) = (first as usize, (first + count) as usize);
+                while group < end {
                     let records = &self.world.triangles()[group..group + FILTER_LANES];
-                    let lanes = (first + count - group).min(FILTER_LANES);
+                    let lanes = (end - group).min(FILTER_LANES);
                     let mut passed = self.filter.triangles(records, lanes, min, max);
                     while passed != 0 && !self.done() {
                         let k = passed.trailing_zeros() as usize;
                         passed &= passed - 1;
                         self.triangle(records[k].id);
                     }
+                    group += FILTER_LANES;
                 }
             }
             WorldChild::Whole(k) => {

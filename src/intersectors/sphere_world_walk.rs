@@ -54,10 +54,11 @@ impl SphereIntersector {
             |node, lane| match node.child(lane) {
                 WorldChild::Triangles { first, count } if triangles_wanted => {
                     let (lo, hi) = node.boxes.splat_lane(lane);
-                    let (first, count) = (first as usize, count as usize);
-                    for group in (first..first + count).step_by(FILTER_LANES) {
+                    let (mut group, end) = (first as usize, (first + count) as usize);
+                    while group < end {
                         let records = &world.triangles()[group..group + FILTER_LANES];
-                        let lanes = (first + count - group).min(FILTER_LANES);
+                        let lanes = (end - group).min(FILTER_LANES);
+                        group += FILTER_LANES;
                         let decoded = TriangleLanes::decode(records, lo, hi, ball.center());
                         let mut near = ball.triangles(&decoded, lanes);
                         while near != 0 {
