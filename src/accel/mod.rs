@@ -26,6 +26,7 @@ mod scene_index;
 mod segment_filter;
 mod segment_slab;
 mod triangle_list;
+mod walk_stack;
 pub(crate) use triangle_list::TriangleList;
 mod wide_bvh;
 mod world_bvh;
@@ -39,6 +40,7 @@ pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVE
 pub use scene_index::{Gate, Instance, Placement, SceneIndex};
 pub use segment_filter::SegmentFilter;
 pub use segment_slab::{SegmentSlab, WideSegmentSlab};
+pub use walk_stack::WalkStack;
 pub use wide_bvh::{WideBvh, WideNode};
 pub use world_bvh::{
     decode_reference, WorldBvh, WorldChild, WorldItem, WorldNode, FILTER_LANES, LEAF_TRIANGLES,

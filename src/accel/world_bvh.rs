@@ -27,7 +27,7 @@ use glam::{DVec3, Vec4};
 
 use super::binned_sah::{build_binary, BinaryBuild, LeafRule};
 use super::leaf_triangles::{LeafTriangle, Quantizer};
-use super::{Aabb, Aabb4};
+use super::{Aabb, Aabb4, WalkStack};
 
 /// Triangles per leaf at most.
 pub const LEAF_TRIANGLES: usize = 8;
@@ -253,19 +253,17 @@ impl WorldBvh {
     /// The depth-first walk the queries that want every hit share: `enter` gives the
     /// lanes of a node to go into (bit `k` for lane `k`; unused lanes are dropped
     /// here), `leaf` is called with each entered lane that is not a node (a leaf or a
-    /// whole item) and returns false to stop the walk. `stack` is the caller's, kept
-    /// between queries.
+    /// whole item) and returns false to stop the walk.
     #[inline(always)]
     pub fn walk_depth_first(
         &self,
-        stack: &mut Vec<u32>,
         mut enter: impl FnMut(&WorldNode) -> u32,
         mut leaf: impl FnMut(&WorldNode, usize) -> bool,
     ) {
         if self.nodes.is_empty() {
             return;
         }
-        stack.clear();
+        let mut stack = WalkStack::new();
         let mut current = 0u32;
         loop {
             let node = &self.nodes[current as usize];

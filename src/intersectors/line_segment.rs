@@ -88,8 +88,6 @@ pub struct LineSegmentIntersector {
     world_slab: Option<SegmentSlab>,
     /// The same, spread over four lanes for the index's four-box tests.
     world_slab4: Option<WideSegmentSlab>,
-    /// The world tree walk's stack, kept between queries.
-    pub(super) walk_stack: Vec<(u32, f32)>,
 }
 
 /// Refuses a segment with a non-finite end or of zero length.
@@ -140,7 +138,6 @@ impl LineSegmentIntersector {
             pending: SegmentHitStore::default(),
             world_slab: None,
             world_slab4: None,
-            walk_stack: Vec::new(),
         })
     }
 

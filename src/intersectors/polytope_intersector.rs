@@ -93,8 +93,6 @@ pub struct PolytopeIntersector {
     spare_paths: NodePathPool,
     pub(super) scratch_hits: Vec<RawHit>,
     pub(super) scratch_points: Vec<DVec3>,
-    /// The world tree walk's stack, kept between queries.
-    pub(super) walk_stack: Vec<u32>,
 }
 
 /// The polytope in one local frame.
@@ -130,7 +128,6 @@ impl PolytopeIntersector {
             spare_paths: NodePathPool::default(),
             scratch_hits: Vec::new(),
             scratch_points: Vec::new(),
-            walk_stack: Vec::new(),
         }
     }
 

@@ -97,7 +97,6 @@ impl PolytopeIntersector {
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
         let mut raw = std::mem::take(&mut self.scratch_hits);
         let mut points = std::mem::take(&mut self.scratch_points);
-        let mut stack = std::mem::take(&mut self.walk_stack);
         raw.clear();
         points.clear();
         // Per raw hit, the slot of its instance.
@@ -109,7 +108,6 @@ impl PolytopeIntersector {
         // The slot whose planes the functor clips by.
         let mut planes_of = usize::MAX;
         world.walk_depth_first(
-            &mut stack,
             |node| {
                 let mut lanes = culler.overlapping(&node.boxes);
                 if let Some(b) = &query_bounds {
@@ -194,7 +192,6 @@ impl PolytopeIntersector {
         }
         self.scratch_hits = raw;
         self.scratch_points = points;
-        self.walk_stack = stack;
         true
     }
 

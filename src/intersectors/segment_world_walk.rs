@@ -21,7 +21,9 @@ use smallvec::SmallVec;
 use super::hit_order::cull_padding;
 use super::segment_hit_store::{compare_across, PendingHit};
 use super::{intersect_segment_triangle_up_to, LineSegmentIntersector, PrimitiveKind};
-use crate::accel::{SegmentFilter, TriangleList, WorldBvh, WorldChild, WorldNode, FILTER_LANES};
+use crate::accel::{
+    SegmentFilter, TriangleList, WalkStack, WorldBvh, WorldChild, WorldNode, FILTER_LANES,
+};
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
 /// An instance the walk met.
@@ -81,8 +83,6 @@ impl LineSegmentIntersector {
             scale,
         );
         let limit = self.limit;
-        let mut stack = std::mem::take(&mut self.walk_stack);
-        stack.clear();
         let mut walk = Walk {
             query: self,
             context,
@@ -95,13 +95,10 @@ impl LineSegmentIntersector {
         };
         walk.update_limit();
         match limit {
-            IntersectionLimit::Nearest | IntersectionLimit::One => walk.nearest_first(&mut stack),
-            IntersectionLimit::None | IntersectionLimit::OnePerDrawable => {
-                walk.depth_first(&mut stack)
-            }
+            IntersectionLimit::Nearest | IntersectionLimit::One => walk.nearest_first(),
+            IntersectionLimit::None | IntersectionLimit::OnePerDrawable => walk.depth_first(),
         }
         walk.finish();
-        self.walk_stack = stack;
     }
 }
 
@@ -124,45 +121,24 @@ impl<'a> Walk<'_, '_, 'a> {
             && (self.best.is_some() || self.query.reached_limit())
     }
 
-    /// Every leaf and whole item the segment may touch, depth first (the stack is the
-    /// query's, kept between queries).
-    fn depth_first(&mut self, stack: &mut Vec<(u32, f32)>) {
-        let nodes = self.world.nodes();
-        let mut current = 0u32;
-        loop {
-            let node = &nodes[current as usize];
-            let entered = self.filter.entries(&node.boxes).mask & node.lanes();
-            let not_nodes = node.not_nodes();
-            let mut leaves = entered & not_nodes;
-            while leaves != 0 {
-                let lane = leaves.trailing_zeros() as usize;
-                leaves &= leaves - 1;
+    /// Every leaf and whole item the segment may touch, depth first.
+    fn depth_first(&mut self) {
+        let (world, filter) = (self.world, self.filter);
+        world.walk_depth_first(
+            |node| filter.entries(&node.boxes).mask,
+            |node, lane| {
                 self.leaf(node, lane);
-            }
-            let mut inner = entered & !not_nodes;
-            if inner != 0 {
-                // The first inner child next, the others later.
-                let lane = inner.trailing_zeros() as usize;
-                inner &= inner - 1;
-                while inner != 0 {
-                    let other = 31 - inner.leading_zeros() as usize;
-                    inner &= !(1 << other);
-                    stack.push((node.reference(other), 0.0));
-                }
-                current = node.reference(lane);
-                continue;
-            }
-            match stack.pop() {
-                Some((next, _)) => current = next,
-                None => return,
-            }
-        }
+                true
+            },
+        );
     }
 
     /// Nearest first, skipping what starts past the best hit so far, until the limit is
-    /// reached (the stack of `(reference, entry key)`, nearest on top, is the query's).
-    fn nearest_first(&mut self, stack: &mut Vec<(u32, f32)>) {
+    /// reached.
+    fn nearest_first(&mut self) {
         let nodes = self.world.nodes();
+        // (reference, entry key), the nearest on top.
+        let mut stack: WalkStack<(u32, f32)> = WalkStack::new();
         let mut current = 0u32;
         'walk: loop {
             let node = &nodes[current as usize];

@@ -73,8 +73,6 @@ pub struct SphereIntersector {
     /// The node-path vectors of dropped hits, for the next hits.
     spare_paths: NodePathPool,
     pub(super) scratch: Vec<RawHit>,
-    /// The world tree walk's stack, kept between queries.
-    pub(super) walk_stack: Vec<u32>,
     /// The world tree walk's raw hits of one instance, kept between queries.
     pub(super) walk_group: Vec<RawHit>,
     /// The world ball prepared for the scene index's boxes (see
@@ -131,7 +129,6 @@ impl SphereIntersector {
             hits: Vec::new(),
             spare_paths: NodePathPool::default(),
             scratch: Vec::new(),
-            walk_stack: Vec::new(),
             walk_group: Vec::new(),
             world_ball: None,
         })

@@ -42,14 +42,12 @@ impl SphereIntersector {
         let ball = BallCuller::new(self.world_center, self.radius + pad, scale);
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
         let mut raw = std::mem::take(&mut self.scratch);
-        let mut stack = std::mem::take(&mut self.walk_stack);
         raw.clear();
         // Per raw hit, the slot of its instance.
         let mut raw_slots: SmallVec<[u32; 16]> = SmallVec::new();
         let mut met: SmallVec<[Option<Met<'_>>; 8]> = SmallVec::new();
         let stop_at_first = self.limit == IntersectionLimit::One;
         world.walk_depth_first(
-            &mut stack,
             |node| ball.overlapping(&node.boxes),
             |node, lane| match node.child(lane) {
                 WorldChild::Triangles { first, count } if triangles_wanted => {
@@ -114,7 +112,6 @@ impl SphereIntersector {
             }
         }
         self.scratch = raw;
-        self.walk_stack = stack;
         self.walk_group = group;
     }
 
