@@ -64,6 +64,100 @@ pub fn clip_polygon(
     !polygon.is_empty()
 }
 
+/// The most vertices a [`TriangleClipper`] holds (a triangle clipped by up to five
+/// planes never needs more than half of them).
+const CLIPPER_VERTICES: usize = 16;
+
+/// [`clip_polygon`] for triangles, with its buffers: the same clipping, vertex for
+/// vertex and bit for bit.
+///
+/// The polytope intersector clips every straddling candidate triangle, so this is its
+/// hot path: the polygon stays in two fixed arrays made once per functor (not zeroed
+/// per triangle, not grown), each vertex's plane value is computed once per plane (not
+/// once to decide whether to clip and again to clip), and the result goes straight to
+/// the caller's list of clipped points. A plane adds at most one vertex to a convex
+/// polygon, but rounding can make a nearly flat polygon cross a plane more than twice:
+/// once a polygon might outgrow the arrays (more than half their size), the remaining
+/// planes go through [`clip_polygon`].
+#[derive(Clone, Debug)]
+pub(crate) struct TriangleClipper {
+    first: [DVec3; CLIPPER_VERTICES],
+    second: [DVec3; CLIPPER_VERTICES],
+    values: [f64; CLIPPER_VERTICES],
+}
+
+impl Default for TriangleClipper {
+    fn default() -> Self {
+        TriangleClipper {
+            first: [DVec3::ZERO; CLIPPER_VERTICES],
+            second: [DVec3::ZERO; CLIPPER_VERTICES],
+            values: [0.0; CLIPPER_VERTICES],
+        }
+    }
+}
+
+impl TriangleClipper {
+    /// Clips `triangle` by every plane and appends what is left to `out`; returns how
+    /// many vertices it appended (0: nothing is left).
+    pub(crate) fn clip(
+        &mut self,
+        triangle: [DVec3; 3],
+        planes: &[DVec4],
+        out: &mut Vec<DVec3>,
+    ) -> usize {
+        let TriangleClipper {
+            first,
+            second,
+            values,
+        } = self;
+        first[..3].copy_from_slice(&triangle);
+        // The two arrays take turns as input and output: only the references swap.
+        let (mut current, mut next) = (first, second);
+        let mut n = 3;
+        for (k, &plane) in planes.iter().enumerate() {
+            if 2 * n > CLIPPER_VERTICES {
+                // Each vertex may keep itself and add one crossing: past the arrays.
+                let mut polygon: ClipPolygon = current[..n].iter().copied().collect();
+                if !clip_polygon(&mut polygon, &planes[k..], &mut ClipPolygon::new()) {
+                    return 0;
+                }
+                out.extend_from_slice(&polygon);
+                return polygon.len();
+            }
+            let mut all_inside = true;
+            for (value, &p) in values[..n].iter_mut().zip(&current[..n]) {
+                *value = plane_value(plane, p);
+                all_inside &= *value >= 0.0;
+            }
+            if all_inside {
+                continue;
+            }
+            let mut m = 0;
+            for i in 0..n {
+                let j = if i + 1 < n { i + 1 } else { 0 };
+                let (p, dp) = (current[i], values[i]);
+                let (q, dq) = (current[j], values[j]);
+                if dp >= 0.0 {
+                    next[m] = p;
+                    m += 1;
+                }
+                if (dp > 0.0 && dq < 0.0) || (dp < 0.0 && dq > 0.0) {
+                    let t = dp / (dp - dq);
+                    next[m] = p + (q - p) * t;
+                    m += 1;
+                }
+            }
+            if m == 0 {
+                return 0;
+            }
+            std::mem::swap(&mut current, &mut next);
+            n = m;
+        }
+        out.extend_from_slice(&current[..n]);
+        n
+    }
+}
+
 /// Clips the closed segment `p → q` by every plane; returns the surviving parameter
 /// interval `[t0, t1]`, or `None` when nothing is left.
 pub fn clip_segment(p: DVec3, q: DVec3, planes: &[DVec4]) -> Option<(f64, f64)> {
@@ -145,6 +239,70 @@ mod tests {
         let b = DVec3::new(-1.0, 5.0, 0.5);
         let c = DVec3::new(2.0, 0.5, 0.5);
         assert!(!clip([a, b, c]).is_empty());
+    }
+
+    /// The `TriangleClipper`'s vertices, or `None` when it keeps nothing.
+    fn clip_fast(tri: [DVec3; 3], planes: &[DVec4]) -> Option<Vec<DVec3>> {
+        let mut out = vec![DVec3::splat(7.0)]; // appended after what is there
+        let n = TriangleClipper::default().clip(tri, planes, &mut out);
+        assert_eq!(out.len(), 1 + n);
+        (n > 0).then(|| out[1..].to_vec())
+    }
+
+    /// `clip_polygon`'s vertices for the same triangle.
+    fn clip_reference(tri: [DVec3; 3], planes: &[DVec4]) -> Option<Vec<DVec3>> {
+        let mut poly: ClipPolygon = tri.into_iter().collect();
+        clip_polygon(&mut poly, planes, &mut ClipPolygon::new()).then(|| poly.to_vec())
+    }
+
+    #[test]
+    fn triangle_clipper_is_clip_polygon_bit_for_bit() {
+        // Random triangles against random unit-cube-ish boxes and slanted planes, on a
+        // grid so that vertices often lie exactly on planes (the inclusive cases).
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % 9) as f64 * 0.25 - 0.5
+        };
+        let (mut kept, mut dropped) = (0, 0);
+        for _ in 0..20_000 {
+            let tri = [(); 3].map(|_| DVec3::new(next(), next(), next()));
+            let mut planes = cube();
+            planes.push(DVec4::new(next(), next(), next(), next()));
+            let fast = clip_fast(tri, &planes);
+            assert_eq!(fast, clip_reference(tri, &planes), "{tri:?}");
+            if fast.is_some() {
+                kept += 1;
+            } else {
+                dropped += 1;
+            }
+        }
+        assert!(
+            kept > 1000 && dropped > 1000,
+            "{kept} kept, {dropped} dropped"
+        );
+    }
+
+    #[test]
+    fn triangle_clipper_hands_big_polygons_to_clip_polygon() {
+        // A triangle covering the section of a 24-sided prism around the z axis: every
+        // side cuts a corner, the polygon outgrows the stack arrays halfway through.
+        let planes: Vec<DVec4> = (0..24)
+            .map(|k| {
+                let angle = k as f64 * std::f64::consts::TAU / 24.0;
+                DVec4::new(-angle.cos(), -angle.sin(), 0.0, 1.0)
+            })
+            .collect();
+        let tri = [
+            DVec3::new(-10.0, -10.0, 0.5),
+            DVec3::new(30.0, -10.0, 0.5),
+            DVec3::new(-10.0, 30.0, 0.5),
+        ];
+        let fast = clip_fast(tri, &planes).unwrap();
+        assert_eq!(fast.len(), 24);
+        assert_eq!(Some(fast), clip_reference(tri, &planes));
     }
 
     #[test]

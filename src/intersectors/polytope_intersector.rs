@@ -3,7 +3,7 @@
 use glam::{DMat4, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
-use super::clipping::{clip_polygon, clip_segment, contains_point, plane_value, ClipPolygon};
+use super::clipping::{clip_segment, contains_point, plane_value, TriangleClipper};
 use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
 use super::node_path_pool::NodePathPool;
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
@@ -326,8 +326,7 @@ pub(super) struct PolytopeFunctor<'a> {
     /// Those planes.
     planes: SmallVec<[DVec4; 8]>,
     mask: PrimitiveMask,
-    polygon: ClipPolygon,
-    scratch: ClipPolygon,
+    clipper: TriangleClipper,
     out: &'a mut Vec<RawHit>,
     points: &'a mut Vec<DVec3>,
 }
@@ -347,8 +346,7 @@ impl<'a> PolytopeFunctor<'a> {
             active_mask: u64::MAX,
             planes: SmallVec::from_slice(all_planes),
             mask,
-            polygon: ClipPolygon::new(),
-            scratch: ClipPolygon::new(),
+            clipper: TriangleClipper::default(),
             out,
             points,
         }
@@ -461,12 +459,16 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
             );
             return;
         }
-        self.polygon.clear();
-        self.polygon.extend([a, b, c]);
-        if clip_polygon(&mut self.polygon, &self.planes, &mut self.scratch) {
-            let polygon = std::mem::take(&mut self.polygon);
-            self.push(primitive_index, indices, PrimitiveKind::Triangle, &polygon);
-            self.polygon = polygon;
+        let start = self.points.len();
+        let len = self.clipper.clip([a, b, c], &self.planes, self.points);
+        if len > 0 {
+            self.out.push(RawHit {
+                primitive_index,
+                indices,
+                kind: PrimitiveKind::Triangle,
+                start: start as u32,
+                len: len as u32,
+            });
         }
     }
 }
@@ -699,8 +701,7 @@ impl Intersector for PolytopeIntersector {
             active_mask: 0,
             planes: SmallVec::new(),
             mask: self.primitive_mask,
-            polygon: ClipPolygon::new(),
-            scratch: ClipPolygon::new(),
+            clipper: TriangleClipper::default(),
             out: &mut raw,
             points: &mut points,
         };
