@@ -11,7 +11,7 @@
 //!
 //! The tree is built by the binned SAH ([`build_binary`]) and collapsed to four
 //! children per node (grandchildren lifted into the grandparent, largest box first), the
-//! four boxes side by side ([`Aabb4`]). A child is another node, a leaf of up to four
+//! four boxes side by side ([`Aabb4`]). A child is another node, a leaf of up to eight
 //! triangles ([`LeafTriangle`]: the primitive's id and its corners quantized in the
 //! leaf's box, 16 bytes), or a *whole item*: an instance whose drawable cannot be placed
 //! in world space triangle by triangle (not a triangle list, a custom drawable, a
