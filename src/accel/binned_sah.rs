@@ -127,7 +127,12 @@ pub(crate) fn build_binary(
     rule: LeafRule,
     alone: impl Fn(u32) -> bool + Sync,
 ) -> BinaryBuild {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    // (Asked only when it matters: the answer reads the process's CPU limits.)
+    let threads = if boxes.len() >= PARALLEL_ITEMS {
+        std::thread::available_parallelism().map_or(1, |t| t.get())
+    } else {
+        1
+    };
     build_binary_on(boxes, rule, alone, threads)
 }
 
