@@ -17,6 +17,21 @@ pub(crate) fn plane_value(plane: DVec4, p: DVec3) -> f64 {
     plane.x * p.x + plane.y * p.y + plane.z * p.z + plane.w
 }
 
+/// The inclusive Sutherland–Hodgman rule for one edge `p → q` of a polygon being
+/// clipped by one plane (`dp`, `dq` their plane values): keeps `p` when it is inside or
+/// on the plane, then the crossing point when the edge goes strictly from one side to
+/// the other. Both clippers use it, so they clip alike, bit for bit.
+#[inline(always)]
+fn clip_edge(p: DVec3, dp: f64, q: DVec3, dq: f64, mut keep: impl FnMut(DVec3)) {
+    if dp >= 0.0 {
+        keep(p);
+    }
+    if (dp > 0.0 && dq < 0.0) || (dp < 0.0 && dq > 0.0) {
+        let t = dp / (dp - dq);
+        keep(p + (q - p) * t);
+    }
+}
+
 /// Clips `polygon` (a closed loop) by every plane in turn; returns false as soon as
 /// nothing is left. `scratch` is reused storage.
 pub fn clip_polygon(
@@ -46,13 +61,7 @@ pub fn clip_polygon(
             } else {
                 (current[0], first_value)
             };
-            if dp >= 0.0 {
-                next.push(p);
-            }
-            if (dp > 0.0 && dq < 0.0) || (dp < 0.0 && dq > 0.0) {
-                let t = dp / (dp - dq);
-                next.push(p + (q - p) * t);
-            }
+            clip_edge(p, dp, q, dq, |v| next.push(v));
             (p, dp) = (q, dq);
         }
         std::mem::swap(&mut current, &mut next);
@@ -137,15 +146,10 @@ impl TriangleClipper {
                 let j = if i + 1 < n { i + 1 } else { 0 };
                 let (p, dp) = (current[i], values[i]);
                 let (q, dq) = (current[j], values[j]);
-                if dp >= 0.0 {
-                    next[m] = p;
+                clip_edge(p, dp, q, dq, |v| {
+                    next[m] = v;
                     m += 1;
-                }
-                if (dp > 0.0 && dq < 0.0) || (dp < 0.0 && dq > 0.0) {
-                    let t = dp / (dp - dq);
-                    next[m] = p + (q - p) * t;
-                    m += 1;
-                }
+                });
             }
             if m == 0 {
                 return 0;
