@@ -393,14 +393,26 @@ impl<'a> PolytopeFunctor<'a> {
         kind: PrimitiveKind,
         points: &[DVec3],
     ) {
+        let start = self.points.len();
+        self.points.extend_from_slice(points);
+        self.record(primitive_index, indices, kind, start);
+    }
+
+    /// Records a hit whose points are the point list's from `start` on.
+    fn record(
+        &mut self,
+        primitive_index: u32,
+        indices: [u32; 3],
+        kind: PrimitiveKind,
+        start: usize,
+    ) {
         self.out.push(RawHit {
             primitive_index,
             indices,
             kind,
-            start: self.points.len() as u32,
-            len: points.len() as u32,
+            start: start as u32,
+            len: (self.points.len() - start) as u32,
         });
-        self.points.extend_from_slice(points);
     }
 }
 
@@ -460,15 +472,8 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
             return;
         }
         let start = self.points.len();
-        let len = self.clipper.clip([a, b, c], &self.planes, self.points);
-        if len > 0 {
-            self.out.push(RawHit {
-                primitive_index,
-                indices,
-                kind: PrimitiveKind::Triangle,
-                start: start as u32,
-                len: len as u32,
-            });
+        if self.clipper.clip([a, b, c], &self.planes, self.points) > 0 {
+            self.record(primitive_index, indices, PrimitiveKind::Triangle, start);
         }
     }
 }
