@@ -32,7 +32,7 @@ use parry3d::bounding_volume::Aabb as ParryAabb;
 use parry3d::math::Pose;
 use parry3d::query::{intersection_test, Ray, RayCast};
 use parry3d::shape::{Ball, Cuboid, TriMesh};
-use scene_intersect::accel::{Placement, PrimitiveBvh, SceneIndex};
+use scene_intersect::accel::{PrimitiveBvh, SceneIndex};
 use scene_intersect::drawable::PrimitiveFunctor;
 use scene_intersect::intersectors::PrimitiveMask;
 use scene_intersect::prelude::*;
@@ -373,14 +373,7 @@ fn parry_spheres(b: &Bench) -> usize {
 /// answer counts the primitives held.
 fn ours_build(b: &Bench) -> usize {
     let index = SceneIndex::build(&b.scene, b.root);
-    let mut whole: Vec<_> = (index.instances().iter())
-        .filter(|i| i.placement == Placement::Whole)
-        .map(|i| i.drawable)
-        .collect();
-    whole.sort_unstable();
-    whole.dedup();
-    let whole_primitives: usize = whole
-        .iter()
+    let whole_primitives: usize = (index.whole_drawables().iter())
         .filter_map(|&d| b.scene.drawable(d)?.as_geometry())
         .filter_map(PrimitiveBvh::build)
         .map(|bvh| bvh.len())

@@ -232,6 +232,19 @@ impl SceneIndex {
         &self.instances
     }
 
+    /// The drawables the world tree keeps whole (their instances are visited through
+    /// the drawable's own [`PrimitiveBvh`](super::PrimitiveBvh)), each once, in id
+    /// order.
+    pub fn whole_drawables(&self) -> Vec<DrawableId> {
+        let mut whole: Vec<DrawableId> = (self.instances.iter())
+            .filter(|i| i.placement == Placement::Whole)
+            .map(|i| i.drawable)
+            .collect();
+        whole.sort_unstable();
+        whole.dedup();
+        whole
+    }
+
     /// The tree over the instances' world boxes.
     pub fn bvh(&self) -> &WideBvh {
         &self.bvh

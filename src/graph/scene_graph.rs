@@ -278,11 +278,7 @@ impl SceneGraph {
         let mut whole: Vec<DrawableId> = Vec::new();
         for root in self.roots().collect::<Vec<_>>() {
             if let Some(index) = self.scene_index(root) {
-                whole.extend(
-                    (index.instances().iter())
-                        .filter(|i| i.placement == crate::accel::Placement::Whole)
-                        .map(|i| i.drawable),
-                );
+                whole.extend(index.whole_drawables());
             }
         }
         whole.sort_unstable();
