@@ -12,6 +12,7 @@ mod group;
 mod hit_order;
 mod line_segment;
 mod node_path_pool;
+mod pending_hits;
 mod polytope;
 mod polytope_intersector;
 mod polytope_world_walk;
@@ -19,6 +20,7 @@ mod primitive_mask;
 mod segment_hit_store;
 mod segment_triangle;
 mod segment_world_walk;
+mod slot_runs;
 mod sphere;
 mod sphere_world_walk;
 

@@ -16,6 +16,7 @@ use smallvec::SmallVec;
 
 use super::hit_order::cull_padding;
 use super::polytope_intersector::{PolytopeFunctor, RawHit};
+use super::slot_runs::positions_by_slot;
 use super::{PolytopeIntersector, PrimitiveMask};
 use crate::accel::{PlaneCuller, TriangleLanes, TriangleList, WorldBvh, WorldChild, FILTER_LANES};
 use crate::drawable::PrimitiveFunctor;
@@ -168,19 +169,14 @@ impl PolytopeIntersector {
         );
         drop(functor);
         // Each instance's raw hits, as one visit of it, instance by instance.
-        let mut order: SmallVec<[(u32, u32); 16]> = (raw_slots.iter().enumerate())
-            .map(|(k, &slot)| (slot, k as u32))
-            .collect();
-        if !order.is_sorted() {
-            order.sort_unstable();
-        }
+        let positions = positions_by_slot(&raw_slots, met.len());
         let mut group: SmallVec<[RawHit; 8]> = SmallVec::new();
-        for run in order.chunk_by(|a, b| a.0 == b.0) {
-            let Some(m) = &met[run[0].0 as usize] else {
+        for run in positions.chunk_by(|&a, &b| raw_slots[a as usize] == raw_slots[b as usize]) {
+            let Some(m) = &met[raw_slots[run[0] as usize] as usize] else {
                 continue;
             };
             group.clear();
-            group.extend(run.iter().map(|&(_, k)| raw[k as usize]));
+            group.extend(run.iter().map(|&k| raw[k as usize]));
             if !self.reached_limit() {
                 self.keep_hits(
                     &mut group,

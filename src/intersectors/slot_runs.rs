@@ -1,0 +1,54 @@
+//! [`positions_by_slot`]: a world walk's raw hits grouped by the instance they belong to,
+//! so each instance's hits become one drawable visit.
+
+use smallvec::SmallVec;
+
+/// The positions `0..slots.len()` ordered by `slots[position]` (each below
+/// `slot_count`), positions of one slot in increasing order: a counting sort, linear in
+/// the hits and slots (sorting `(slot, position)` pairs cost the sphere walk ~4 % of its
+/// instructions on littlest_tokyo).
+///
+/// # Panics
+///
+/// When a slot is `slot_count` or more.
+pub(crate) fn positions_by_slot(slots: &[u32], slot_count: usize) -> SmallVec<[u32; 16]> {
+    if slots.windows(2).all(|w| w[0] <= w[1]) {
+        // Most walks meet their hits' instances one after the other.
+        return (0..slots.len() as u32).collect();
+    }
+    // Per slot, where its run starts.
+    let mut starts: SmallVec<[u32; 16]> = SmallVec::from_elem(0, slot_count + 1);
+    for &slot in slots {
+        starts[slot as usize + 1] += 1;
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    let mut positions: SmallVec<[u32; 16]> = SmallVec::from_elem(0, slots.len());
+    for (position, &slot) in slots.iter().enumerate() {
+        let at = &mut starts[slot as usize];
+        positions[*at as usize] = position as u32;
+        *at += 1;
+    }
+    positions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_by_slot_keeping_positions_in_order() {
+        // Slots 2, 0, 2, 1, 0 -> slot 0: positions 1, 4; slot 1: 3; slot 2: 0, 2.
+        assert_eq!(
+            positions_by_slot(&[2, 0, 2, 1, 0], 3).as_slice(),
+            &[1, 4, 3, 0, 2]
+        );
+        // Already grouped: as they are.
+        assert_eq!(
+            positions_by_slot(&[0, 0, 1, 3], 4).as_slice(),
+            &[0, 1, 2, 3]
+        );
+        assert!(positions_by_slot(&[], 0).is_empty());
+    }
+}
