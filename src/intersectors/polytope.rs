@@ -109,15 +109,19 @@ impl Polytope {
             return Err(QueryError::ZeroNormal(2 * k));
         }
         let mut planes = SmallVec::<[DVec4; 8]>::new();
-        for (axis, half) in axes.iter().zip(half_extents.to_array()) {
-            // Inside the low face:  axis·p - (axis·c - half) >= 0.
-            planes.push(axis.extend(-(axis.dot(center) - half)));
-            // Inside the high face: -axis·p + (axis·c + half) >= 0.
-            planes.push((-*axis).extend(axis.dot(center) + half));
-        }
         // Unit normals (checked above): only the offsets can fail, by overflowing for
         // centres near the largest finite numbers.
-        if !planes.iter().all(|p| p.is_finite()) {
+        let mut offsets_finite = true;
+        for (axis, half) in axes.iter().zip(half_extents.to_array()) {
+            // Inside the low face:  axis·p - (axis·c - half) >= 0.
+            let low = -(axis.dot(center) - half);
+            // Inside the high face: -axis·p + (axis·c + half) >= 0.
+            let high = axis.dot(center) + half;
+            offsets_finite &= low.is_finite() & high.is_finite();
+            planes.push(axis.extend(low));
+            planes.push((-*axis).extend(high));
+        }
+        if !offsets_finite {
             return Err(QueryError::NonFinite("box plane (centre too far out)"));
         }
         let mut polytope = Polytope {

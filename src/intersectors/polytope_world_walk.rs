@@ -110,11 +110,16 @@ impl PolytopeIntersector {
         let mut planes_of = usize::MAX;
         world.walk_depth_first(
             |node| {
-                let mut lanes = culler.overlapping(&node.boxes);
-                if let Some(b) = &query_bounds {
-                    lanes &= node.boxes.intersecting(b);
+                // The polytope's box first: cheaper than its planes, and most boxes a
+                // small polytope's walk tests lie beside it.
+                let lanes = match &query_bounds {
+                    Some(b) => node.boxes.intersecting(b),
+                    None => 0b1111,
+                };
+                if lanes == 0 {
+                    return 0;
                 }
-                lanes
+                lanes & culler.overlapping(&node.boxes)
             },
             |node, lane| match node.child(lane) {
                 WorldChild::Triangles { first, count } if triangles_wanted => {
