@@ -12,9 +12,15 @@ use smallvec::SmallVec;
 ///
 /// When a slot is `slot_count` or more.
 pub(crate) fn positions_by_slot(slots: &[u32], slot_count: usize) -> SmallVec<[u32; 16]> {
+    if slots.len() <= 1 {
+        // Most queries: no hit or one.
+        return SmallVec::from_slice(&[0u32][..slots.len()]);
+    }
     if slots.windows(2).all(|w| w[0] <= w[1]) {
         // Most walks meet their hits' instances one after the other.
-        return (0..slots.len() as u32).collect();
+        let mut positions = SmallVec::new();
+        positions.extend(0..slots.len() as u32);
+        return positions;
     }
     // Per slot, where its run starts.
     let mut starts: SmallVec<[u32; 16]> = SmallVec::from_elem(0, slot_count + 1);
@@ -50,5 +56,6 @@ mod tests {
             &[0, 1, 2, 3]
         );
         assert!(positions_by_slot(&[], 0).is_empty());
+        assert_eq!(positions_by_slot(&[5], 6).as_slice(), &[0]);
     }
 }
