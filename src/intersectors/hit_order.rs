@@ -1,15 +1,21 @@
 //! The total order hits are sorted in, so results do not depend on traversal order, and
-//! the padding the intersectors' bound tests share.
+//! the limit bookkeeping the intersectors share.
 
 use std::cmp::Ordering;
 
 use crate::accel::Aabb;
 use crate::bounding::BoundingBox;
 use crate::graph::{DrawableId, NodeId};
+use crate::visitor::IntersectionLimit;
 
 /// The sort key of a hit: its ratio or distance, then drawable, primitive index and node
 /// path, so ties are broken the same way by every traversal (plain or accelerated).
 pub(crate) type HitKey<'a> = (f64, DrawableId, u32, &'a [NodeId]);
+
+/// A hit with a sort key.
+pub(crate) trait OrderedHit {
+    fn key(&self) -> HitKey<'_>;
+}
 
 /// Compares two keys.
 pub(crate) fn compare_keys(a: HitKey<'_>, b: HitKey<'_>) -> Ordering {
@@ -17,6 +23,49 @@ pub(crate) fn compare_keys(a: HitKey<'_>, b: HitKey<'_>) -> Ordering {
         .then_with(|| a.1.cmp(&b.1))
         .then_with(|| a.2.cmp(&b.2))
         .then_with(|| a.3.cmp(b.3))
+}
+
+/// Compares two hits by key.
+pub(crate) fn compare_hits<H: OrderedHit>(a: &H, b: &H) -> Ordering {
+    compare_keys(a.key(), b.key())
+}
+
+/// Sorts hits by their key, stably. Hits are a few hundred bytes, so their positions are
+/// sorted instead and each hit then moves at most once, by swaps along the cycles of the
+/// permutation (sorting the hits themselves moved them once per inversion, and the
+/// standard sort would copy them into scratch space). Short lists (most queries) need no
+/// allocation at all.
+pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut [H]) {
+    const SHORT: usize = 24;
+    let n = hits.len();
+    if n <= SHORT {
+        // Insertion sort, so equal keys keep their order.
+        let mut order = [0u32; SHORT];
+        for i in 0..n {
+            order[i] = i as u32;
+            let mut j = i;
+            while j > 0
+                && compare_hits(&hits[order[j - 1] as usize], &hits[order[j] as usize]).is_gt()
+            {
+                order.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        apply_order(hits, &mut order[..n]);
+    } else {
+        // Long lists (sphere and polytope queries touching many triangles): positions
+        // sorted by the leading number alone, as integers (cheap to compare, and an
+        // unstable sort needs no scratch allocation); only runs of equal numbers need
+        // the full key, with the position as last resort so equal keys keep their order.
+        let mut keyed: Vec<(i64, u32)> = (hits.iter().enumerate())
+            .map(|(k, h)| (total_order_key(h.key().0), k as u32))
+            .collect();
+        sort_keyed(&mut keyed, |a, b| {
+            compare_hits(&hits[a as usize], &hits[b as usize]).then(a.cmp(&b))
+        });
+        let mut order: Vec<u32> = keyed.into_iter().map(|(_, k)| k).collect();
+        apply_order(hits, &mut order);
+    }
 }
 
 /// Sorts `(key, position)` pairs by key, ordering the positions of equal keys with
@@ -47,6 +96,48 @@ pub(crate) fn total_order_key(x: f64) -> i64 {
     bits ^ (((bits >> 63) as u64) >> 1) as i64
 }
 
+/// Moves the item at `order[i]` to position `i`, for every `i` (`order` is a
+/// permutation; it is left as the identity).
+fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
+    for start in 0..items.len() {
+        // Follow the cycle through `start`: each step brings the item that belongs at
+        // `current` there; the item that was at `start` travels along until the cycle
+        // closes.
+        let mut current = start;
+        loop {
+            let source = order[current] as usize;
+            order[current] = current as u32;
+            if source == start || source == current {
+                break;
+            }
+            items.swap(current, source);
+            current = source;
+        }
+    }
+}
+
+/// Adds one drawable visit's hits to `hits` as `limit` says.
+pub(crate) fn record_hits<H: OrderedHit>(
+    hits: &mut Vec<H>,
+    new: impl Iterator<Item = H>,
+    limit: IntersectionLimit,
+) {
+    match limit {
+        IntersectionLimit::None => hits.extend(new),
+        IntersectionLimit::OnePerDrawable | IntersectionLimit::One => {
+            hits.extend(new.min_by(compare_hits));
+        }
+        IntersectionLimit::Nearest => {
+            if let Some(best) = new.min_by(compare_hits) {
+                if hits.first().is_none_or(|h| compare_hits(&best, h).is_lt()) {
+                    hits.clear();
+                    hits.push(best);
+                }
+            }
+        }
+    }
+}
+
 /// An index box in `f64`, with the [`cull_padding`] for its size and place: what the
 /// intersectors' exact fallback tests of world boxes start from.
 pub(crate) fn padded_box(bound: &Aabb) -> (BoundingBox, f64) {
@@ -69,6 +160,55 @@ pub(crate) fn cull_padding(radius: f64, center_magnitude: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Hit(f64, u32, Vec<NodeId>, usize);
+    impl OrderedHit for Hit {
+        fn key(&self) -> HitKey<'_> {
+            (self.0, DrawableId::default(), self.1, &self.2)
+        }
+    }
+
+    #[test]
+    fn short_and_long_lists_sort_alike_and_stably() {
+        for n in [0usize, 1, 2, 7, 24, 25, 60] {
+            // Keys repeat (k % 5), so stability shows: equal keys keep their order.
+            let make = || -> Vec<Hit> {
+                (0..n)
+                    .map(|k| Hit(((k * 7) % 5) as f64, (k % 2) as u32, Vec::new(), k))
+                    .collect()
+            };
+            let mut ours = make();
+            sort_hits(&mut ours);
+            let mut reference = make();
+            reference.sort_by(compare_hits);
+            let order = |v: &[Hit]| v.iter().map(|h| h.3).collect::<Vec<_>>();
+            assert_eq!(order(&ours), order(&reference), "{n} hits");
+        }
+        // Many random lists, short and long: every permutation shape (cycles of every
+        // length).
+        let mut seed = 7u64;
+        for trial in 0..2000 {
+            let n = trial % 40;
+            let make = |seed: &mut u64| -> Vec<Hit> {
+                (0..n)
+                    .map(|k| {
+                        *seed = seed
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        Hit(((*seed >> 40) % 6) as f64, 0, Vec::new(), k)
+                    })
+                    .collect()
+            };
+            let before = seed;
+            let mut ours = make(&mut seed);
+            seed = before;
+            let mut reference = make(&mut seed);
+            sort_hits(&mut ours);
+            reference.sort_by(compare_hits);
+            let order = |v: &[Hit]| v.iter().map(|h| h.3).collect::<Vec<_>>();
+            assert_eq!(order(&ours), order(&reference), "trial {trial}");
+        }
+    }
 
     #[test]
     fn total_order_key_orders_like_total_cmp() {

@@ -12,7 +12,6 @@ mod group;
 mod hit_order;
 mod line_segment;
 mod node_path_pool;
-mod pending_hits;
 mod polytope;
 mod polytope_intersector;
 mod polytope_world_walk;

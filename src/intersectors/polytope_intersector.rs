@@ -4,9 +4,8 @@ use glam::{DMat4, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
 use super::clipping::{clip_segment, contains_point, plane_value, TriangleClipper};
-use super::hit_order::{cull_padding, padded_box};
+use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
 use super::node_path_pool::NodePathPool;
-use super::pending_hits::{PendingHits, PendingRecord};
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{Aabb, Aabb4, PlaneCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -44,6 +43,17 @@ pub struct PolytopeHit {
     pub local_to_world: DMat4,
 }
 
+impl OrderedHit for PolytopeHit {
+    fn key(&self) -> HitKey<'_> {
+        (
+            self.distance,
+            self.drawable,
+            self.primitive_index,
+            &self.node_path,
+        )
+    }
+}
+
 /// Finds every primitive whose closed set meets a closed convex polytope (OSG's
 /// `PolytopeIntersector`, with its clipping bugs fixed).
 ///
@@ -78,11 +88,7 @@ pub struct PolytopeIntersector {
     /// to `f32`, when known: scene-index boxes outside them are rejected at once.
     pub(super) world_bounds: Option<Aabb>,
     world_reference: DVec4,
-    /// The last traversal's hits, made at its end from `pending`.
-    hits: Vec<PolytopeHit>,
-    /// The hits of the traversal running, their world polygons in `hit_points`.
-    pending: PendingHits<PendingPolytopeHit>,
-    hit_points: Vec<DVec3>,
+    pub(super) hits: Vec<PolytopeHit>,
     /// The node-path vectors of dropped hits, for the next hits.
     spare_paths: NodePathPool,
     pub(super) scratch_hits: Vec<RawHit>,
@@ -119,8 +125,6 @@ impl PolytopeIntersector {
             primitive_mask: PrimitiveMask::ALL,
             world_reference: DVec4::ZERO,
             hits: Vec::new(),
-            pending: PendingHits::default(),
-            hit_points: Vec::new(),
             spare_paths: NodePathPool::default(),
             scratch_hits: Vec::new(),
             scratch_points: Vec::new(),
@@ -248,14 +252,17 @@ impl PolytopeIntersector {
     ) {
         let reference = self.world_reference;
         let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;
-        let world_points = &mut self.hit_points;
-        let mut new: SmallVec<[PendingPolytopeHit; 8]> = SmallVec::new();
+        // Every hit is kept without a limit: straight into the list (a hit is a few
+        // hundred bytes; each move costs).
+        let limit = self.limit;
+        let mut limited: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
+        let kept = &mut self.hits;
+        let paths = &mut self.spare_paths;
         for_each_primitive(raw, points, distinct, |r, local_polygon| {
-            let start = world_points.len();
-            world_points.extend(
-                (local_polygon.iter()).map(|p| context.local_to_world.transform_point3(*p)),
-            );
-            let polygon = &world_points[start..];
+            let polygon: SmallVec<[DVec3; 8]> = local_polygon
+                .iter()
+                .map(|p| context.local_to_world.transform_point3(*p))
+                .collect();
             let local_point =
                 local_polygon.iter().copied().sum::<DVec3>() / local_polygon.len() as f64;
             let world_point = polygon.iter().copied().sum::<DVec3>() / polygon.len() as f64;
@@ -263,18 +270,28 @@ impl PolytopeIntersector {
                 .iter()
                 .map(|p| distance_to(*p))
                 .fold(f64::NEG_INFINITY, f64::max);
-            new.push(PendingPolytopeHit {
+            let hit = PolytopeHit {
+                node_path: paths.copy_of(context.node_path),
+                drawable: context.drawable,
                 primitive_index: r.primitive_index,
-                kind: r.kind,
+                primitive_kind: r.kind,
                 distance: distance_to(world_point),
                 max_distance,
-                polygon: (start as u32, polygon.len() as u32),
+                polygon,
                 world_point,
                 local_point,
-            });
+                local_to_world: *context.local_to_world,
+            };
+            if limit == IntersectionLimit::None {
+                kept.push(hit);
+            } else {
+                limited.push(hit);
+            }
         });
-        // (Draining: moving the inline list into an iterator would copy it whole.)
-        self.pending.add_visit(context, new.drain(..), self.limit);
+        // (Moving the inline list into an iterator copies it whole: only when needed.)
+        if !limited.is_empty() {
+            record_hits(&mut self.hits, limited.into_iter(), limit);
+        }
     }
 
     /// [`Intersector::enter_world_box`] without a plane culler (before
@@ -285,29 +302,6 @@ impl PolytopeIntersector {
     fn enter_world_box_exactly(&self, bound: &Aabb) -> Option<f64> {
         let (bound, pad) = padded_box(bound);
         box_outside_no_plane(&self.world_normalized, bound.min, bound.max, pad).then_some(0.0)
-    }
-}
-
-/// A hit waiting for the end of the traversal: a [`PolytopeHit`] without its visit's
-/// node path and matrix, its world polygon `hit_points[start..start + len]`.
-#[derive(Clone, Copy, Debug)]
-struct PendingPolytopeHit {
-    primitive_index: u32,
-    kind: PrimitiveKind,
-    distance: f64,
-    max_distance: f64,
-    polygon: (u32, u32),
-    world_point: DVec3,
-    local_point: DVec3,
-}
-
-impl PendingRecord for PendingPolytopeHit {
-    fn distance(&self) -> f64 {
-        self.distance
-    }
-
-    fn primitive_index(&self) -> u32 {
-        self.primitive_index
     }
 }
 
@@ -581,8 +575,6 @@ impl Intersector for PolytopeIntersector {
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
         self.spare_paths
             .drop_hits(&mut self.hits, |hit| hit.node_path);
-        self.pending.clear();
-        self.hit_points.clear();
         // Made afresh by `begin_world_boxes` for each scene index.
         self.world_culler = None;
         let m = frames.matrices(self.frame)?;
@@ -763,7 +755,7 @@ impl Intersector for PolytopeIntersector {
     }
 
     fn reached_limit(&self) -> bool {
-        self.limit == IntersectionLimit::One && !self.pending.is_empty()
+        self.limit == IntersectionLimit::One && !self.hits.is_empty()
     }
 
     /// Yes: the polytope walks the world tree itself (see `polytope_world_walk.rs`).
@@ -782,23 +774,6 @@ impl Intersector for PolytopeIntersector {
     }
 
     fn end(&mut self) {
-        let (paths, points) = (&mut self.spare_paths, &self.hit_points);
-        self.pending
-            .drain_sorted_into(&mut self.hits, |hit, visit, path| {
-                let (start, len) = (hit.polygon.0 as usize, hit.polygon.1 as usize);
-                PolytopeHit {
-                    node_path: paths.copy_of(path),
-                    drawable: visit.drawable,
-                    primitive_index: hit.primitive_index,
-                    primitive_kind: hit.kind,
-                    polygon: SmallVec::from_slice(&points[start..start + len]),
-                    world_point: hit.world_point,
-                    local_point: hit.local_point,
-                    distance: hit.distance,
-                    max_distance: hit.max_distance,
-                    local_to_world: visit.local_to_world,
-                }
-            });
-        self.hit_points.clear();
+        sort_hits(&mut self.hits);
     }
 }

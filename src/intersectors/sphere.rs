@@ -2,10 +2,9 @@
 
 use glam::{DMat4, DVec3, Vec3};
 
-use super::hit_order::{cull_padding, padded_box};
+use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
 use super::line_segment::max_scale;
 use super::node_path_pool::NodePathPool;
-use super::pending_hits::{PendingHits, PendingRecord};
 use super::{PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{Aabb, Aabb4, BallCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -38,6 +37,17 @@ pub struct SphereHit {
     pub local_to_world: DMat4,
 }
 
+impl OrderedHit for SphereHit {
+    fn key(&self) -> HitKey<'_> {
+        (
+            self.distance,
+            self.drawable,
+            self.primitive_index,
+            &self.node_path,
+        )
+    }
+}
+
 /// Finds every primitive whose closed set meets a closed ball.
 ///
 /// The test runs in world space (the primitive's vertices are transformed), so the
@@ -59,10 +69,7 @@ pub struct SphereIntersector {
     pub(super) limit: IntersectionLimit,
     pub(super) primitive_mask: PrimitiveMask,
     pub(super) world_center: DVec3,
-    /// The last traversal's hits, made at its end from `pending`.
-    hits: Vec<SphereHit>,
-    /// The hits of the traversal running.
-    pending: PendingHits<PendingSphereHit>,
+    pub(super) hits: Vec<SphereHit>,
     /// The node-path vectors of dropped hits, for the next hits.
     spare_paths: NodePathPool,
     pub(super) scratch: Vec<RawHit>,
@@ -120,7 +127,6 @@ impl SphereIntersector {
             primitive_mask: PrimitiveMask::ALL,
             world_center: center,
             hits: Vec::new(),
-            pending: PendingHits::default(),
             spare_paths: NodePathPool::default(),
             scratch: Vec::new(),
             walk_group: Vec::new(),
@@ -205,11 +211,26 @@ impl SphereIntersector {
         if !distinct {
             normalize(raw);
         }
-        let hits = raw.drain(..).map(|hit| PendingSphereHit {
-            local_point: context.world_to_local.transform_point3(hit.point),
-            hit,
-        });
-        self.pending.add_visit(context, hits, self.limit);
+        let paths = &mut self.spare_paths;
+        let hits = raw.drain(..).map(
+            |RawHit {
+                 primitive_index,
+                 kind,
+                 point,
+                 distance,
+                 ..
+             }| SphereHit {
+                node_path: paths.copy_of(context.node_path),
+                drawable: context.drawable,
+                primitive_index,
+                primitive_kind: kind,
+                world_point: point,
+                local_point: context.world_to_local.transform_point3(point),
+                distance,
+                local_to_world: *context.local_to_world,
+            },
+        );
+        record_hits(&mut self.hits, hits, self.limit);
     }
 
     /// [`Intersector::enter_world_box`] before [`Intersector::begin_world_boxes`] (not
@@ -245,24 +266,6 @@ pub(super) struct RawHit {
     kind: PrimitiveKind,
     point: DVec3,
     distance: f64,
-}
-
-/// A hit waiting for the end of the traversal: the raw hit and its point in the
-/// drawable's frame (made as soon as the visit is known, from its matrix).
-#[derive(Clone, Copy, Debug)]
-struct PendingSphereHit {
-    hit: RawHit,
-    local_point: DVec3,
-}
-
-impl PendingRecord for PendingSphereHit {
-    fn distance(&self) -> f64 {
-        self.hit.distance
-    }
-
-    fn primitive_index(&self) -> u32 {
-        self.hit.primitive_index
-    }
 }
 
 /// Puts one visit's raw hits in primitive order and keeps, for a quad (two triangles
@@ -373,7 +376,6 @@ impl Intersector for SphereIntersector {
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
         self.spare_paths
             .drop_hits(&mut self.hits, |hit| hit.node_path);
-        self.pending.clear();
         let m = frames.matrices(self.frame)?;
         self.world_ball = None;
         self.world_center = m.frame_to_world.transform_point3(self.center);
@@ -471,7 +473,7 @@ impl Intersector for SphereIntersector {
     }
 
     fn reached_limit(&self) -> bool {
-        self.limit == IntersectionLimit::One && !self.pending.is_empty()
+        self.limit == IntersectionLimit::One && !self.hits.is_empty()
     }
 
     /// Yes: the ball walks the world tree itself (see `sphere_world_walk.rs`).
@@ -491,20 +493,6 @@ impl Intersector for SphereIntersector {
     }
 
     fn end(&mut self) {
-        let paths = &mut self.spare_paths;
-        self.pending
-            .drain_sorted_into(&mut self.hits, |pending, visit, path| {
-                let hit = &pending.hit;
-                SphereHit {
-                    node_path: paths.copy_of(path),
-                    drawable: visit.drawable,
-                    primitive_index: hit.primitive_index,
-                    primitive_kind: hit.kind,
-                    world_point: hit.point,
-                    local_point: pending.local_point,
-                    distance: hit.distance,
-                    local_to_world: visit.local_to_world,
-                }
-            });
+        sort_hits(&mut self.hits);
     }
 }

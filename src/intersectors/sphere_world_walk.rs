@@ -85,16 +85,28 @@ impl SphereIntersector {
         );
         // Each instance's raw hits, as one visit of it, instance by instance (the
         // triangles of a triangle list are distinct primitives: nothing to merge).
+        let single = raw_slots.windows(2).all(|w| w[0] == w[1]);
         let mut group = std::mem::take(&mut self.walk_group);
-        let positions = positions_by_slot(&raw_slots, met.len());
-        for run in positions.chunk_by(|&a, &b| raw_slots[a as usize] == raw_slots[b as usize]) {
-            let Some(m) = &met[raw_slots[run[0] as usize] as usize] else {
-                continue;
-            };
-            group.clear();
-            group.extend(run.iter().map(|&k| raw[k as usize]));
-            if !self.reached_limit() {
-                self.keep_hits(&mut group, &context.drawable_context(m.instance), true);
+        if single {
+            if let Some(m) = raw_slots
+                .first()
+                .and_then(|&slot| met[slot as usize].as_ref())
+            {
+                if !self.reached_limit() {
+                    self.keep_hits(&mut raw, &context.drawable_context(m.instance), true);
+                }
+            }
+        } else {
+            let positions = positions_by_slot(&raw_slots, met.len());
+            for run in positions.chunk_by(|&a, &b| raw_slots[a as usize] == raw_slots[b as usize]) {
+                let Some(m) = &met[raw_slots[run[0] as usize] as usize] else {
+                    continue;
+                };
+                group.clear();
+                group.extend(run.iter().map(|&k| raw[k as usize]));
+                if !self.reached_limit() {
+                    self.keep_hits(&mut group, &context.drawable_context(m.instance), true);
+                }
             }
         }
         self.scratch = raw;
