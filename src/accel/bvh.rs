@@ -38,18 +38,7 @@ impl Aabb {
     /// coordinate (nothing known) becomes infinite outward, so the box holds everything
     /// along that axis and no box this returns has a NaN corner.
     pub fn from_f64_outward(min: DVec3, max: DVec3) -> Aabb {
-        let down = f32_at_most;
-        let up = |v: f64| {
-            if v.is_nan() {
-                return f32::INFINITY;
-            }
-            let f = v as f32;
-            if f64::from(f) < v {
-                f.next_up()
-            } else {
-                f
-            }
-        };
+        let (down, up) = (f32_at_most, f32_at_least);
         Aabb {
             min: Vec3::new(down(min.x), down(min.y), down(min.z)),
             max: Vec3::new(up(max.x), up(max.y), up(max.z)),
@@ -98,6 +87,20 @@ pub(super) fn f32_at_most(v: f64) -> f32 {
     let f = v as f32;
     if f64::from(f) > v {
         f.next_down()
+    } else {
+        f
+    }
+}
+
+/// The smallest `f32` at least `v`; `+∞` for NaN (nothing known: above everything).
+#[inline]
+pub(crate) fn f32_at_least(v: f64) -> f32 {
+    if v.is_nan() {
+        return f32::INFINITY;
+    }
+    let f = v as f32;
+    if f64::from(f) < v {
+        f.next_up()
     } else {
         f
     }

@@ -22,7 +22,8 @@ use super::hit_order::cull_padding;
 use super::segment_hit_store::{compare_across, PendingHit};
 use super::{intersect_segment_triangle_up_to, LineSegmentIntersector, PrimitiveKind};
 use crate::accel::{
-    SegmentFilter, TriangleList, WalkStack, WorldBvh, WorldChild, WorldNode, FILTER_LANES,
+    f32_at_least, SegmentFilter, TriangleList, WalkStack, WorldBvh, WorldChild, WorldNode,
+    FILTER_LANES,
 };
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
@@ -197,11 +198,12 @@ impl<'a> Walk<'_, '_, 'a> {
         match node.child(lane) {
             WorldChild::Triangles { first, count } => {
                 let (min, max) = node.boxes.splat_lane(lane);
+                let reach = self.filter.leaf(&node.boxes.get(lane));
                 let (mut group, end) = (first as usize, (first + count) as usize);
                 while group < end {
                     let records = &self.world.triangles()[group..group + FILTER_LANES];
                     let lanes = (end - group).min(FILTER_LANES);
-                    let mut passed = self.filter.triangles(records, lanes, min, max);
+                    let mut passed = self.filter.triangles(records, lanes, min, max, reach);
                     while passed != 0 && !self.done() {
                         let k = passed.trailing_zeros() as usize;
                         passed &= passed - 1;
@@ -373,16 +375,5 @@ impl<'a> Walk<'_, '_, 'a> {
             }
             IntersectionLimit::None => {}
         }
-    }
-}
-
-/// The smallest `f32` at least `x` (`x` not NaN).
-#[inline]
-fn f32_at_least(x: f64) -> f32 {
-    let f = x as f32;
-    if f64::from(f) < x {
-        f.next_up()
-    } else {
-        f
     }
 }
