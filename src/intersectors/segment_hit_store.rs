@@ -279,8 +279,11 @@ impl SegmentHitStore {
         self.clear();
     }
 
-    /// The full record of a kept hit, its node path copied by `paths`.
-    #[inline]
+    /// The full record of a kept hit, its node path copied by `paths`. (Always inlined:
+    /// built inside the caller, the record is written straight into the output list;
+    /// returned from a call, each was built aside and copied there by `memcpy`, 3 % of
+    /// an all-hits query on littlest_tokyo.)
+    #[inline(always)]
     fn record(&self, h: &PendingHit, paths: &mut NodePathPool) -> LineSegmentHit {
         let visit = &self.visits[h.visit as usize];
         let n = h.vertex_count();
