@@ -2,7 +2,9 @@
 
 use glam::{DMat4, DVec3, Vec3};
 
-use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
+use super::hit_order::{
+    cull_padding, padded_box, record_hits, sort_hits, total_order_key, HitKey, OrderedHit,
+};
 use super::line_segment::max_scale;
 use super::node_path_pool::NodePathPool;
 use super::{PrimitiveKind, PrimitiveMask, QueryError};
@@ -211,26 +213,31 @@ impl SphereIntersector {
         if !distinct {
             normalize(raw);
         }
+        if self.limit == IntersectionLimit::None && raw.len() > IN_ORDER_FROM {
+            self.keep_all_in_order(raw, context);
+            return;
+        }
         let paths = &mut self.spare_paths;
-        let hits = raw.drain(..).map(
-            |RawHit {
-                 primitive_index,
-                 kind,
-                 point,
-                 distance,
-                 ..
-             }| SphereHit {
-                node_path: paths.copy_of(context.node_path),
-                drawable: context.drawable,
-                primitive_index,
-                primitive_kind: kind,
-                world_point: point,
-                local_point: context.world_to_local.transform_point3(point),
-                distance,
-                local_to_world: *context.local_to_world,
-            },
-        );
+        let hits = raw.drain(..).map(|r| sphere_hit(r, context, paths));
         record_hits(&mut self.hits, hits, self.limit);
+    }
+
+    /// [`keep_hits`](Self::keep_hits) without a limit for many hits: they are made in
+    /// the order of the final sort's leading key, so that with one visit (most
+    /// queries) that sort finds them in place, where it would move each hit (a few
+    /// hundred bytes) about three times. Positions are sorted, as integer keys, not
+    /// the raw hits. (zdm2's spheres, some 400 hits a query: 3.6 % fewer instructions.)
+    #[inline(never)]
+    fn keep_all_in_order(&mut self, raw: &mut Vec<RawHit>, context: &DrawableContext<'_>) {
+        let mut order: Vec<(i64, u32)> = (raw.iter().enumerate())
+            .map(|(k, r)| (total_order_key(r.distance), k as u32))
+            .collect();
+        order.sort_unstable();
+        let paths = &mut self.spare_paths;
+        let kept = &*raw;
+        (self.hits)
+            .extend((order.iter()).map(|&(_, k)| sphere_hit(kept[k as usize], context, paths)));
+        raw.clear();
     }
 
     /// [`Intersector::enter_world_box`] before [`Intersector::begin_world_boxes`] (not
@@ -266,6 +273,25 @@ pub(super) struct RawHit {
     kind: PrimitiveKind,
     point: DVec3,
     distance: f64,
+}
+
+/// Raw hits of one visit from which [`SphereIntersector::keep_hits`] makes the full
+/// hits in their final order (below, the final sort's insertion sort is cheaper).
+const IN_ORDER_FROM: usize = 24;
+
+/// The full hit of a raw one, in the visit `context`, its node path copied by `paths`.
+#[inline(always)]
+fn sphere_hit(r: RawHit, context: &DrawableContext<'_>, paths: &mut NodePathPool) -> SphereHit {
+    SphereHit {
+        node_path: paths.copy_of(context.node_path),
+        drawable: context.drawable,
+        primitive_index: r.primitive_index,
+        primitive_kind: r.kind,
+        world_point: r.point,
+        local_point: context.world_to_local.transform_point3(r.point),
+        distance: r.distance,
+        local_to_world: *context.local_to_world,
+    }
 }
 
 /// Puts one visit's raw hits in primitive order and keeps, for a quad (two triangles
