@@ -38,8 +38,6 @@ struct Met<'a> {
     list: TriangleList<'a>,
     /// Its visit in the hit store, once it has a hit (every hit wanted).
     visit: Option<u32>,
-    /// Its best hit so far (`OnePerDrawable`).
-    best: Option<PendingHit>,
 }
 
 /// One walk: the query, the index, and the instances met.
@@ -51,6 +49,9 @@ struct Walk<'q, 'c, 'a> {
     /// Per slot (see [`IndexContext::slot`]): the instance met, or `None` when the
     /// traversal does not reach it.
     met: SmallVec<[Option<Met<'a>>; 8]>,
+    /// `OnePerDrawable`: per slot, the instance's best hit so far (apart from [`Met`],
+    /// which the other limits move about, and a hit record would triple).
+    best_per_slot: SmallVec<[Option<PendingHit>; 4]>,
     /// `Nearest` and `One`: the best hit of the world tree's triangles so far and its
     /// slot, handed to the hit store once, at the end (whole items, visited through
     /// [`Intersector::intersect`], keep theirs in the store as the plain traversal does).
@@ -90,6 +91,7 @@ impl LineSegmentIntersector {
             world,
             filter,
             met: SmallVec::new(),
+            best_per_slot: SmallVec::new(),
             best: None,
             limit: f64::INFINITY,
             limit32: f32::INFINITY,
@@ -256,7 +258,6 @@ impl<'a> Walk<'_, '_, 'a> {
             vertices: geometry.vertices(),
             list: TriangleList::of(geometry)?,
             visit: None,
-            best: None,
         })
     }
 
@@ -315,11 +316,12 @@ impl<'a> Walk<'_, '_, 'a> {
                 pending.push_in_visit(hit, visit);
             }
             IntersectionLimit::OnePerDrawable => {
-                if met
-                    .best
-                    .is_none_or(|best| hit.compare_in_visit(&best).is_lt())
-                {
-                    met.best = Some(hit);
+                if self.best_per_slot.len() <= slot {
+                    self.best_per_slot.resize(slot + 1, None);
+                }
+                let best = &mut self.best_per_slot[slot];
+                if best.is_none_or(|best| hit.compare_in_visit(&best).is_lt()) {
+                    *best = Some(hit);
                 }
             }
             IntersectionLimit::Nearest | IntersectionLimit::One => {
@@ -358,9 +360,9 @@ impl<'a> Walk<'_, '_, 'a> {
         };
         match limit {
             IntersectionLimit::OnePerDrawable => {
-                for met in self.met.iter().flatten() {
-                    if let Some(best) = met.best {
-                        commit(self.query, best, met.instance);
+                for (met, best) in self.met.iter().zip(&self.best_per_slot) {
+                    if let (Some(met), Some(best)) = (met, best) {
+                        commit(self.query, *best, met.instance);
                     }
                 }
             }
