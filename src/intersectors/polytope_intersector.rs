@@ -258,34 +258,38 @@ impl PolytopeIntersector {
         let mut limited: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
         let kept = &mut self.hits;
         let paths = &mut self.spare_paths;
-        for_each_primitive(raw, points, distinct, |r, local_polygon| {
-            let polygon: SmallVec<[DVec3; 8]> = local_polygon
-                .iter()
-                .map(|p| context.local_to_world.transform_point3(*p))
-                .collect();
-            let local_point =
-                local_polygon.iter().copied().sum::<DVec3>() / local_polygon.len() as f64;
-            let world_point = polygon.iter().copied().sum::<DVec3>() / polygon.len() as f64;
-            let max_distance = polygon
-                .iter()
+        // Each hit is pushed first and filled in place: built aside, it (~430 bytes) and
+        // its polygon were each copied once more (1.2 % of a box query on littlest_tokyo).
+        let start = |r: &RawHit, local: &[DVec3], paths: &mut NodePathPool| PolytopeHit {
+            node_path: paths.copy_of(context.node_path),
+            drawable: context.drawable,
+            primitive_index: r.primitive_index,
+            primitive_kind: r.kind,
+            distance: 0.0,
+            max_distance: f64::NEG_INFINITY,
+            polygon: SmallVec::new(),
+            world_point: DVec3::ZERO,
+            local_point: local.iter().copied().sum::<DVec3>() / local.len() as f64,
+            local_to_world: *context.local_to_world,
+        };
+        let finish = |hit: Option<&mut PolytopeHit>, local: &[DVec3]| {
+            let Some(hit) = hit else { return };
+            let to_world = |p: &DVec3| context.local_to_world.transform_point3(*p);
+            hit.polygon.extend(local.iter().map(to_world));
+            let polygon = &hit.polygon;
+            hit.world_point = polygon.iter().copied().sum::<DVec3>() / polygon.len() as f64;
+            hit.distance = distance_to(hit.world_point);
+            hit.max_distance = (polygon.iter())
                 .map(|p| distance_to(*p))
                 .fold(f64::NEG_INFINITY, f64::max);
-            let hit = PolytopeHit {
-                node_path: paths.copy_of(context.node_path),
-                drawable: context.drawable,
-                primitive_index: r.primitive_index,
-                primitive_kind: r.kind,
-                distance: distance_to(world_point),
-                max_distance,
-                polygon,
-                world_point,
-                local_point,
-                local_to_world: *context.local_to_world,
-            };
+        };
+        for_each_primitive(raw, points, distinct, |r, local_polygon| {
             if limit == IntersectionLimit::None {
-                kept.push(hit);
+                kept.push(start(r, local_polygon, paths));
+                finish(kept.last_mut(), local_polygon);
             } else {
-                limited.push(hit);
+                limited.push(start(r, local_polygon, paths));
+                finish(limited.last_mut(), local_polygon);
             }
         });
         // (Moving the inline list into an iterator copies it whole: only when needed.)
