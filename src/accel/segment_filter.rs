@@ -201,6 +201,19 @@ mod tests {
         [Vec4::splat(v.x), Vec4::splat(v.y), Vec4::splat(v.z)]
     }
 
+    /// The filter's answer for the first `count` records of a leaf with the box
+    /// `[min, max]`.
+    fn filtered(
+        filter: &SegmentFilter,
+        records: &[LeafTriangle],
+        count: usize,
+        min: Vec3,
+        max: Vec3,
+    ) -> u32 {
+        let reach = filter.leaf(&Aabb { min, max });
+        filter.triangles(records, count, splat(min), splat(max), reach)
+    }
+
     /// The leaf box of some triangles: their corners' box rounded outward.
     fn leaf_box(triangles: &[[DVec3; 3]]) -> (Vec3, Vec3) {
         let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
@@ -265,13 +278,7 @@ mod tests {
             let direction = (target - from) * (1.0 + rng.next());
             let scale = offset.abs().max_element() + size * 4.0;
             let filter = SegmentFilter::new(from, direction, 0.0, scale);
-            let mask = filter.triangles(
-                &records,
-                4,
-                splat(min),
-                splat(max),
-                filter.leaf(&Aabb { min, max }),
-            );
+            let mask = filtered(&filter, &records, 4, min, max);
             for (k, t) in tris.iter().enumerate() {
                 if intersect_segment_triangle(from, direction, t[0], t[1], t[2]).is_some() {
                     hits += 1;
@@ -300,30 +307,11 @@ mod tests {
             DVec3::new(1.1, 1.0, 0.0),
         ] {
             let filter = SegmentFilter::new(start, down, 0.0, 2.0);
-            assert_eq!(
-                filter.triangles(
-                    &records,
-                    4,
-                    splat(min),
-                    splat(max),
-                    filter.leaf(&Aabb { min, max })
-                ),
-                0,
-                "{start}"
-            );
+            assert_eq!(filtered(&filter, &records, 4, min, max), 0, "{start}");
         }
         // Only the first `count` lanes are ever reported.
         let filter = SegmentFilter::new(DVec3::new(0.2, 1.0, 0.2), down, 0.0, 2.0);
-        assert_eq!(
-            filter.triangles(
-                &records,
-                3,
-                splat(min),
-                splat(max),
-                filter.leaf(&Aabb { min, max })
-            ),
-            0b111
-        );
+        assert_eq!(filtered(&filter, &records, 3, min, max), 0b111);
     }
 
     /// A segment from far away (100 times the triangle's size) that misses an edge by
@@ -335,17 +323,13 @@ mod tests {
         let (min, max) = leaf_box(&[tri]);
         let records = [LeafTriangle::new(0, tri, min, max); 4];
         let down = DVec3::new(0.0, -200.0, 0.0);
-        let reach = |f: &SegmentFilter| f.leaf(&Aabb { min, max });
         let beside = SegmentFilter::new(DVec3::new(-0.15, 100.0, 0.5), down, 0.0, 100.0);
-        let mask = beside.triangles(&records, 1, splat(min), splat(max), reach(&beside));
+        let mask = filtered(&beside, &records, 1, min, max);
         assert_eq!(mask, 0, "missed by 0.15 from 100 away");
         // The same segment moved onto the edge, and inside, is kept.
         for x in [0.0, 0.15] {
             let on = SegmentFilter::new(DVec3::new(x, 100.0, 0.5), down, 0.0, 100.0);
-            assert_eq!(
-                on.triangles(&records, 1, splat(min), splat(max), reach(&on)),
-                1
-            );
+            assert_eq!(filtered(&on, &records, 1, min, max), 1);
         }
     }
 
@@ -360,15 +344,6 @@ mod tests {
             0.0,
             1.0,
         );
-        assert_eq!(
-            filter.triangles(
-                &records,
-                2,
-                splat(min),
-                splat(max),
-                filter.leaf(&Aabb { min, max })
-            ),
-            0b11
-        );
+        assert_eq!(filtered(&filter, &records, 2, min, max), 0b11);
     }
 }
