@@ -101,27 +101,48 @@ struct Lanes {
     offset_margin: [Vec4; QUADS],
 }
 
-impl Lanes {
-    /// Up to [`LANES`] planes in their lanes; the lanes past them unused (a plane every
-    /// box is inside). The components are gathered in plain arrays first: writing a
-    /// `Vec4` lane by index costs a branch per write.
-    fn of(planes: &[CullPlane]) -> Lanes {
-        let (mut nx, mut ny, mut nz) = ([0.0f32; LANES], [0.0f32; LANES], [0.0f32; LANES]);
-        let (mut offset, mut offset_margin) = ([1.0f32; LANES], [0.0f32; LANES]);
-        for (k, p) in planes.iter().enumerate().take(LANES) {
-            nx[k] = p.normal.x;
-            ny[k] = p.normal.y;
-            nz[k] = p.normal.z;
-            offset[k] = p.offset;
-            offset_margin[k] = p.offset_margin;
+/// [`Lanes`] being filled, one plain array per component: writing a `Vec4` lane by
+/// index costs a branch per write. Lanes past the planes are unused (a plane every box
+/// is inside).
+struct LaneArrays {
+    nx: [f32; LANES],
+    ny: [f32; LANES],
+    nz: [f32; LANES],
+    offset: [f32; LANES],
+    offset_margin: [f32; LANES],
+}
+
+impl Default for LaneArrays {
+    fn default() -> Self {
+        LaneArrays {
+            nx: [0.0; LANES],
+            ny: [0.0; LANES],
+            nz: [0.0; LANES],
+            offset: [1.0; LANES],
+            offset_margin: [0.0; LANES],
         }
+    }
+}
+
+impl LaneArrays {
+    /// Puts `plane` in lane `k` (below [`LANES`]).
+    #[inline]
+    fn set(&mut self, k: usize, plane: &CullPlane) {
+        self.nx[k] = plane.normal.x;
+        self.ny[k] = plane.normal.y;
+        self.nz[k] = plane.normal.z;
+        self.offset[k] = plane.offset;
+        self.offset_margin[k] = plane.offset_margin;
+    }
+
+    fn into_lanes(self) -> Lanes {
         let quads = |v: [f32; LANES]| std::array::from_fn(|q| Vec4::from_slice(&v[4 * q..]));
         Lanes {
-            nx: quads(nx),
-            ny: quads(ny),
-            nz: quads(nz),
-            offset: quads(offset),
-            offset_margin: quads(offset_margin),
+            nx: quads(self.nx),
+            ny: quads(self.ny),
+            nz: quads(self.nz),
+            offset: quads(self.offset),
+            offset_margin: quads(self.offset_margin),
         }
     }
 }
@@ -167,11 +188,11 @@ impl PlaneCuller {
         // Most polytopes (boxes, frustums) fit the lanes: written there directly, as this
         // runs for every frame a query is localized to.
         let planes = if count <= LANES {
-            let mut prepared = [CullPlane::default(); LANES];
-            for (slot, p) in prepared.iter_mut().zip(planes) {
-                *slot = prepare(p)?;
+            let mut lanes = LaneArrays::default();
+            for (k, p) in planes.iter().enumerate() {
+                lanes.set(k, &prepare(p)?);
             }
-            CullPlanes::Lanes(Lanes::of(&prepared[..count]))
+            CullPlanes::Lanes(lanes.into_lanes())
         } else {
             CullPlanes::Many(planes.iter().map(prepare).collect::<Option<_>>()?)
         };
