@@ -49,8 +49,9 @@ struct Walk<'q, 'c, 'a> {
     /// Per slot (see [`IndexContext::slot`]): the instance met, or `None` when the
     /// traversal does not reach it.
     met: SmallVec<[Option<Met<'a>>; 8]>,
-    /// `OnePerDrawable`: per slot, the instance's best hit so far (apart from [`Met`],
-    /// which the other limits move about, and a hit record would triple).
+    /// `OnePerDrawable`: per slot, the instance's best hit so far (kept apart from
+    /// [`Met`]: every limit moves instance records about, and a pending hit would more
+    /// than double their size).
     best_per_slot: SmallVec<[Option<PendingHit>; 4]>,
     /// `Nearest` and `One`: the best hit of the world tree's triangles so far and its
     /// slot, handed to the hit store once, at the end (whole items, visited through
