@@ -22,7 +22,7 @@ use super::hit_order::cull_padding;
 use super::segment_hit_store::{compare_across, PendingHit};
 use super::{intersect_segment_triangle_up_to, LineSegmentIntersector, PrimitiveKind};
 use crate::accel::{
-    f32_at_least, SegmentFilter, TriangleList, WalkStack, WorldBvh, WorldChild, WorldNode,
+    f32_at_least, Aabb, SegmentFilter, TriangleList, WalkStack, WorldBvh, WorldChild, WorldNode,
     FILTER_LANES,
 };
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
@@ -201,7 +201,12 @@ impl<'a> Walk<'_, '_, 'a> {
         match node.child(lane) {
             WorldChild::Triangles { first, count } => {
                 let (min, max) = node.boxes.splat_lane(lane);
-                let reach = self.filter.leaf(&node.boxes.get(lane));
+                // The same box again, from the splats' first lanes (no second lookup).
+                let corner = |v: [Vec4; 3]| Vec3::new(v[0].x, v[1].x, v[2].x);
+                let reach = self.filter.leaf(&Aabb {
+                    min: corner(min),
+                    max: corner(max),
+                });
                 let (mut group, end) = (first as usize, (first + count) as usize);
                 while group < end {
                     let records = &self.world.triangles()[group..group + FILTER_LANES];
