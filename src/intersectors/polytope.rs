@@ -1,6 +1,6 @@
 //! [`Polytope`]: a convex region bounded by planes, and the usual ways to build one.
 
-use glam::{DMat4, DQuat, DVec3, DVec4};
+use glam::{DMat3, DMat4, DQuat, DVec3, DVec4};
 use smallvec::SmallVec;
 
 use super::QueryError;
@@ -93,41 +93,36 @@ impl Polytope {
         if rotation.length_squared() == 0.0 {
             return Err(QueryError::NonFinite("box rotation (zero quaternion)"));
         }
+        // A quaternion whose length over- or underflows normalizes to nothing useful
+        // (zero or NaN), and its matrix would not be a rotation: the first plane's
+        // normal is unusable. A unit quaternion's matrix has unit columns.
         let rotation = rotation.normalize();
-        let axes = [
-            rotation * DVec3::X,
-            rotation * DVec3::Y,
-            rotation * DVec3::Z,
-        ];
-        // A quaternion whose length over- or underflows normalizes to nothing useful:
-        // its axes are not unit vectors (or are NaN).
-        let unusable = |a: &DVec3| {
-            let length_squared = a.length_squared();
-            length_squared.is_nan() || length_squared <= 0.5
-        };
-        if let Some(k) = axes.iter().position(unusable) {
-            return Err(QueryError::ZeroNormal(2 * k));
+        let length_squared = rotation.length_squared();
+        if length_squared.is_nan() || length_squared <= 0.5 {
+            return Err(QueryError::ZeroNormal(0));
         }
-        let mut planes = SmallVec::<[DVec4; 8]>::new();
+        // The rotated axes are the columns of the rotation's matrix: one formula for
+        // all three (rotating each axis by the quaternion costs three times as much).
+        let turn = DMat3::from_quat(rotation);
+        let axes = [turn.x_axis, turn.y_axis, turn.z_axis];
+        // Written in place: a box always has six planes, within the inline room.
+        let mut room = [DVec4::ZERO; 8];
         // Unit normals (checked above): only the offsets can fail, by overflowing for
         // centres near the largest finite numbers.
         let mut offsets_finite = true;
-        for (axis, half) in axes.iter().zip(half_extents.to_array()) {
+        for (k, (axis, half)) in axes.iter().zip(half_extents.to_array()).enumerate() {
+            let along = axis.dot(center);
             // Inside the low face:  axis·p - (axis·c - half) >= 0.
-            let low = -(axis.dot(center) - half);
+            let low = -(along - half);
             // Inside the high face: -axis·p + (axis·c + half) >= 0.
-            let high = axis.dot(center) + half;
+            let high = along + half;
             offsets_finite &= low.is_finite() & high.is_finite();
-            planes.push(axis.extend(low));
-            planes.push((-*axis).extend(high));
+            room[2 * k] = axis.extend(low);
+            room[2 * k + 1] = (-*axis).extend(high);
         }
         if !offsets_finite {
             return Err(QueryError::NonFinite("box plane (centre too far out)"));
         }
-        let mut polytope = Polytope {
-            planes,
-            bounds: None,
-        };
         // The box's extent along each world axis, padded far beyond the rounding of the
         // plane offsets (a few units of 2^-53 of |centre| + half extents).
         let extent = axes[0].abs() * half_extents.x
@@ -135,8 +130,10 @@ impl Polytope {
             + axes[2].abs() * half_extents.z;
         let pad = 1e-9 * (center.abs().max_element() + extent.max_element()) + 1e-300;
         let pad = DVec3::splat(pad);
-        polytope.bounds = Some((center - extent - pad, center + extent + pad));
-        Ok(polytope)
+        Ok(Polytope {
+            planes: SmallVec::from_buf_and_len(room, 6),
+            bounds: Some((center - extent - pad, center + extent + pad)),
+        })
     }
 
     /// The view frustum of `projection * view` (Gribb–Hartmann plane extraction): left,

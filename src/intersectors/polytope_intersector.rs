@@ -544,15 +544,26 @@ fn normalized_planes(planes: &[DVec4]) -> SmallVec<[DVec4; 8]> {
 /// [`normalized_planes`] into `out` (its old contents dropped), where they are kept:
 /// returning them copies the whole inline list.
 fn normalize_planes_into(planes: &[DVec4], out: &mut SmallVec<[DVec4; 8]>) {
-    out.clear();
-    out.extend(planes.iter().map(|p| {
+    let unit = |p: &DVec4| {
         let n = p.truncate().length();
         if n > 0.0 {
             *p / n
         } else {
             *p
         }
-    }));
+    };
+    // Boxes and frustums: written into an inline array (pushing, or sizing the list
+    // first, checks its room and layout at every step).
+    let mut room = [DVec4::ZERO; 8];
+    if planes.len() <= room.len() {
+        for (slot, p) in room.iter_mut().zip(planes) {
+            *slot = unit(p);
+        }
+        *out = SmallVec::from_buf_and_len(room, planes.len());
+    } else {
+        out.clear();
+        out.extend(planes.iter().map(unit));
+    }
 }
 
 /// True unless the box `[min, max]` lies wholly outside one of the (unit-normal) planes,

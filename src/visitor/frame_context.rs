@@ -29,6 +29,10 @@ pub struct FrameContext {
 
 impl FrameContext {
     /// The matrices of `frame`; an error when they cannot be inverted.
+    ///
+    /// Inlined for MODEL (identities, known to the caller's compiler: every query
+    /// begins with this), the camera frames computed out of line.
+    #[inline]
     pub fn matrices(&self, frame: CoordinateFrame) -> Result<FrameMatrices, QueryError> {
         if frame == CoordinateFrame::Model {
             return Ok(FrameMatrices {
@@ -36,6 +40,12 @@ impl FrameContext {
                 world_to_frame: DMat4::IDENTITY,
             });
         }
+        self.camera_matrices(frame)
+    }
+
+    /// [`matrices`](Self::matrices) of a frame other than MODEL.
+    #[inline(never)]
+    fn camera_matrices(&self, frame: CoordinateFrame) -> Result<FrameMatrices, QueryError> {
         let view = self.view.unwrap_or(DMat4::IDENTITY);
         let projection = self.projection.unwrap_or(DMat4::IDENTITY);
         let window = self.viewport.map_or(DMat4::IDENTITY, |v| v.window_matrix());
