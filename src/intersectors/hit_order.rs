@@ -52,11 +52,12 @@ pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut [H]) {
             }
         }
         apply_order(hits, &mut order[..n]);
-    } else {
-        // Long lists (sphere and polytope queries touching many triangles): positions
-        // sorted by the leading number alone, as integers (cheap to compare, and an
-        // unstable sort needs no scratch allocation); only runs of equal numbers need
-        // the full key, with the position as last resort so equal keys keep their order.
+    } else if !hits.is_sorted_by(|a, b| compare_hits(a, b).is_le()) {
+        // Long lists (sphere and polytope queries touching many triangles) not already
+        // in order (a world walk makes its hits in order when it can): positions sorted
+        // by the leading number alone, as integers (cheap to compare, and an unstable
+        // sort needs no scratch allocation); only runs of equal numbers need the full
+        // key, with the position as last resort so equal keys keep their order.
         let mut keyed: Vec<(i64, u32)> = (hits.iter().enumerate())
             .map(|(k, h)| (total_order_key(h.key().0), k as u32))
             .collect();

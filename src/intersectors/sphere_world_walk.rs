@@ -6,18 +6,19 @@
 //! ([`BallCuller::triangles`]: the box of the quantized corners, grown by the
 //! quantization error, certainly farther than the radius). A triangle left is tested
 //! exactly as the plain traversal tests it: its own vertices moved to world space, the
-//! closest point found there. The raw hits are then made hits one instance at a time,
-//! each instance a drawable visit, so every limit keeps what the plain traversal keeps.
+//! closest point found there. With a limit, the raw hits are then made hits one
+//! instance at a time, each instance a drawable visit, so every limit keeps what the
+//! plain traversal keeps; without one, every raw hit is kept, and they are made hits
+//! all together, in their final order.
 
 use glam::{DMat4, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::cull_padding;
+use super::hit_order::{cull_padding, sort_keyed, total_order_key};
 use super::slot_runs::positions_by_slot;
-use super::sphere::{RawHit, SphereFunctor};
+use super::sphere::{sphere_hit, RawHit, SphereFunctor};
 use super::{PrimitiveMask, SphereIntersector};
 use crate::accel::{BallCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
-use crate::drawable::PrimitiveFunctor;
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
 /// An instance the walk met.
@@ -83,6 +84,12 @@ impl SphereIntersector {
                 _ => true,
             },
         );
+        if self.limit == IntersectionLimit::None {
+            self.keep_all_sorted(&raw, &raw_slots, &met, context);
+            raw.clear();
+            self.scratch = raw;
+            return;
+        }
         // Each instance's raw hits, as one visit of it, instance by instance (the
         // triangles of a triangle list are distinct primitives: nothing to merge).
         let single = raw_slots.windows(2).all(|w| w[0] == w[1]);
@@ -111,6 +118,54 @@ impl SphereIntersector {
         }
         self.scratch = raw;
         self.walk_group = group;
+    }
+
+    /// Without a limit every raw hit becomes a hit, whichever visit it belongs to: all
+    /// of them are made here, in the final order of `end`'s sort, which then finds
+    /// them in place instead of moving each hit (a few hundred bytes) about. Their
+    /// positions are sorted, by the distance as an integer, the rest of the key
+    /// (drawable, primitive, node path) breaking ties; no two raw hits share a key
+    /// (distinct triangles, or instances).
+    fn keep_all_sorted(
+        &mut self,
+        raw: &[RawHit],
+        raw_slots: &[u32],
+        met: &[Option<Met<'_>>],
+        context: &IndexContext<'_>,
+    ) {
+        if raw.is_empty() {
+            return;
+        }
+        // Raw hits are only made for instances met (`Some`).
+        let instance_of = |k: u32| {
+            met[raw_slots[k as usize] as usize]
+                .as_ref()
+                .map(|m| m.instance)
+        };
+        let mut keyed = std::mem::take(&mut self.walk_order);
+        keyed.clear();
+        keyed
+            .extend((raw.iter().enumerate()).map(|(k, r)| (total_order_key(r.distance), k as u32)));
+        sort_keyed(&mut keyed, |a, b| {
+            let key = |k: u32| {
+                let instance = instance_of(k).map(|i| context.instance(i));
+                let (drawable, path) = instance.map(|i| (i.drawable, &i.path[..])).unzip();
+                (drawable, raw[k as usize].primitive_index, path)
+            };
+            key(a).cmp(&key(b))
+        });
+        self.hits.reserve(keyed.len());
+        for &(_, k) in &keyed {
+            if let Some(instance) = instance_of(k) {
+                let hit = sphere_hit(
+                    raw[k as usize],
+                    &context.drawable_context(instance),
+                    &mut self.spare_paths,
+                );
+                self.hits.push(hit);
+            }
+        }
+        self.walk_order = keyed;
     }
 
     /// Tests the world tree's triangle `id` exactly, adding a raw hit when it is within
@@ -144,7 +199,11 @@ impl SphereIntersector {
         else {
             return slot;
         };
-        SphereFunctor::new(self, m.local_to_world, raw).triangle([a, b, c], indices, primitive);
+        SphereFunctor::new(self, m.local_to_world, raw).triangle_near_ball(
+            [a, b, c],
+            indices,
+            primitive,
+        );
         slot
     }
 }
