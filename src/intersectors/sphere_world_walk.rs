@@ -14,7 +14,7 @@
 use glam::{DMat4, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{cull_padding, sort_keyed, total_order_key};
+use super::hit_order::{cull_padding, reserve_room, sort_keyed, total_order_key};
 use super::slot_runs::positions_by_slot;
 use super::sphere::{sphere_hit, RawHit, SphereFunctor};
 use super::{PrimitiveMask, SphereIntersector};
@@ -154,7 +154,7 @@ impl SphereIntersector {
             };
             key(a).cmp(&key(b))
         });
-        self.hits.reserve(keyed.len());
+        reserve_room(&mut self.hits, keyed.len());
         for &(_, k) in &keyed {
             if let Some(instance) = instance_of(k) {
                 let hit = sphere_hit(
