@@ -28,7 +28,17 @@ pub struct Polytope {
     /// A box holding the polytope, when its construction tells one (a box does); lets
     /// queries reject far boxes with six comparisons.
     bounds: Option<(DVec3, DVec3)>,
+    /// Whether `bounds` hug the polytope: at most [`TIGHT_BOUNDS_SLACK`] times its
+    /// volume. Then a box the bounds meet almost always meets the polytope too, and
+    /// queries need not test their planes on it (a leaf's triangles are still tested).
+    tight_bounds: bool,
 }
+
+/// How many times a box's volume its axis-aligned bounds may have and still count as
+/// hugging it: a 2:1 vehicle box turned 45° about the vertical has 2.25 (boxes of every
+/// yaw on littlest_tokyo: the planes kept 97 % of the scene boxes the bounds kept); a
+/// long beam turned across the axes has far more, and its planes prune.
+const TIGHT_BOUNDS_SLACK: f64 = 4.0;
 
 /// Polytopes are equal when their planes are (the bounds are derived from them).
 impl PartialEq for Polytope {
@@ -65,6 +75,7 @@ impl Polytope {
         Ok(Polytope {
             planes,
             bounds: None,
+            tight_bounds: false,
         })
     }
 
@@ -130,9 +141,12 @@ impl Polytope {
             + axes[2].abs() * half_extents.z;
         let pad = 1e-9 * (center.abs().max_element() + extent.max_element()) + 1e-300;
         let pad = DVec3::splat(pad);
+        let volume = half_extents.x * half_extents.y * half_extents.z;
+        let bounds_volume = extent.x * extent.y * extent.z;
         Ok(Polytope {
             planes: SmallVec::from_buf_and_len(room, 6),
             bounds: Some((center - extent - pad, center + extent + pad)),
+            tight_bounds: bounds_volume <= TIGHT_BOUNDS_SLACK * volume,
         })
     }
 
@@ -170,6 +184,12 @@ impl Polytope {
         self.bounds
     }
 
+    /// Whether [`bounds`](Self::bounds) are known and hug the polytope (at most four
+    /// times its volume), so that a query may take a box meeting them as meeting it.
+    pub(crate) fn has_tight_bounds(&self) -> bool {
+        self.bounds.is_some() && self.tight_bounds
+    }
+
     /// True when `p` is inside (boundary included).
     pub fn contains(&self, p: DVec3) -> bool {
         self.planes
@@ -184,6 +204,7 @@ impl Polytope {
         Polytope {
             planes: self.planes.iter().map(|p| t * *p).collect(),
             bounds: None,
+            tight_bounds: false,
         }
     }
 }
@@ -227,6 +248,34 @@ mod tests {
         // Small but well inside the range: normalized like any other.
         let small = DQuat::from_xyzw(1e-100, 0.0, 0.0, 1e-100);
         assert!(Polytope::from_oriented_box(DVec3::ZERO, DVec3::ONE, small).is_ok());
+    }
+
+    #[test]
+    fn bounds_hug_vehicle_boxes_but_not_beams_across_the_axes() {
+        let turn = |yaw: f64| DQuat::from_rotation_y(yaw);
+        let car = |q| Polytope::from_oriented_box(DVec3::ONE, DVec3::new(1.0, 0.75, 2.0), q);
+        // Bounds volume / box volume: 1 unturned; at 45° the 2 x 4 footprint's bounds are
+        // (3/√2 + 3/√2)² / 8 = 18 / 8 = 2.25 of it (the height does not change).
+        assert!(car(DQuat::IDENTITY).unwrap().has_tight_bounds());
+        assert!(car(turn(std::f64::consts::FRAC_PI_4))
+            .unwrap()
+            .has_tight_bounds());
+        // A 20 x 1 x 1 beam at 45° in the ground plane: bounds of (21/√2)² x 1 against
+        // 20 x 1 x 1, 11 times its volume.
+        let beam = Polytope::from_oriented_box(
+            DVec3::ZERO,
+            DVec3::new(10.0, 0.5, 0.5),
+            turn(std::f64::consts::FRAC_PI_4),
+        )
+        .unwrap();
+        assert!(!beam.has_tight_bounds());
+        // Without bounds, nothing hugs.
+        let planes = car(DQuat::IDENTITY).unwrap().planes().to_vec();
+        assert!(!Polytope::new(planes).unwrap().has_tight_bounds());
+        let moved = car(DQuat::IDENTITY)
+            .unwrap()
+            .transformed_by_inverse(&DMat4::IDENTITY);
+        assert!(!moved.has_tight_bounds());
     }
 
     #[test]
