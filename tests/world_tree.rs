@@ -332,6 +332,29 @@ fn masks_on_placed_instances_answer_as_the_plain_traversal() {
 }
 
 #[test]
+fn boxes_whose_planes_do_not_fit_f32_answer_as_the_plain_traversal() {
+    let (scene, root, _, _) = scene();
+    // A box of half extents 10^39 centred at x = 10^39: its low x face is the plane
+    // x = 0, through the middle of the scene, while the offsets of the others (2 x 10^39
+    // and 10^39) are beyond `f32`, so the walk's leaves cannot use the plane filter and
+    // must clip every triangle they hold.
+    let huge = DVec3::splat(1e39);
+    let polytope =
+        Polytope::from_oriented_box(DVec3::new(1e39, 0.0, 0.0), huge, DQuat::IDENTITY).unwrap();
+    assert!(polytope.planes().iter().any(|p| (p.w as f32).is_infinite()));
+    let hits = assert_equal_plain("box beyond f32", |accelerated, limit| {
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        let mut i = PolytopeIntersector::new(polytope.clone()).with_limit(limit);
+        run(&mut visitor, &scene, root, &mut i);
+        i.take_intersections()
+    });
+    // Every grid cell of x >= 0 (and the quads and small meshes there) is hit: the flat
+    // grid alone has 20 x 40 cells, two triangles each, on that side.
+    assert!(hits > 1600, "{hits}");
+}
+
+#[test]
 fn moved_instances_are_detached_and_still_answer_exactly() {
     let (mut scene, root, moving, _) = scene();
     scene.build_acceleration();

@@ -197,7 +197,8 @@ impl Intersector for AnyIntersector {
 
 impl AnyIntersector {
     /// Whether [`intersect_index`](Intersector::intersect_index) walks this index's
-    /// world tree (a polytope whose planes do not fit the `f32` tests does not).
+    /// world tree (a polytope whose planes do not fit the `f32` tests, when the tree's
+    /// boxes need them, does not).
     fn walks_world(&self, context: &IndexContext<'_>) -> bool {
         match self {
             AnyIntersector::Polytope(p) => p.walks_world(context.index().world()),

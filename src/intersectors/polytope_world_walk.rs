@@ -12,6 +12,8 @@
 //! a time, each instance a drawable visit, so every limit keeps what the plain traversal
 //! keeps.
 
+use std::cell::OnceCell;
+
 use glam::{DVec4, Vec3};
 use smallvec::SmallVec;
 
@@ -59,11 +61,17 @@ enum WorldCuller {
     Unusable,
     /// The planes, for the tree's boxes.
     Planes(PlaneCuller),
+    /// The tree's boxes are tested against the polytope's bounds alone (they hug it):
+    /// the planes are only for the leaves' triangles, and made when the walk first
+    /// reaches a leaf (many small polytopes' walks reach none). Should they not fit the
+    /// `f32` tests, every triangle there is clipped.
+    ForLeaves { pad: f64, scale: f64 },
 }
 
 impl PolytopeIntersector {
-    /// Whether [`walk_world`](Self::walk_world) walks `world` (false when the planes
-    /// do not fit its `f32` tests; the visitor then visits every instance whole).
+    /// Whether [`walk_world`](Self::walk_world) walks `world` (false when the tree's
+    /// boxes must be tested against the planes and those do not fit the `f32` tests;
+    /// the visitor then visits every instance whole).
     pub(super) fn walks_world(&self, world: &WorldBvh) -> bool {
         !matches!(self.world_culler_for(world), WorldCuller::Unusable)
     }
@@ -80,25 +88,42 @@ impl PolytopeIntersector {
         let (min, max) = bounds.as_dvec3();
         let scale = min.abs().max(max.abs()).max_element();
         let pad = cull_padding((max - min).length().min(f64::MAX), scale);
+        if self.world_bounds.is_some() && self.polytope().has_tight_bounds() {
+            return WorldCuller::ForLeaves { pad, scale };
+        }
         match PlaneCuller::new(&self.world_normalized, pad, scale) {
             Some(culler) => WorldCuller::Planes(culler),
             None => WorldCuller::Unusable,
         }
     }
 
-    /// Walks the world tree of `context`'s index (see the module docs); false when the
-    /// planes do not fit the `f32` tests (then the visitor visits the instances whole).
+    /// Walks the world tree of `context`'s index (see the module docs); false when it
+    /// does not (see [`walks_world`](Self::walks_world); then the visitor visits the
+    /// instances whole).
     pub(super) fn walk_world(&mut self, context: &mut IndexContext<'_>) -> bool {
         // Slots are this walk's own (another walk may have run in this query).
         context.forget_slots();
         let world = context.index().world();
-        let culler = match self.world_culler_for(world) {
+        // The planes for the leaves' triangles, and for the tree's boxes when those are
+        // tested against them: then made now, else when the walk first reaches a leaf,
+        // from a copy of the planes (the walk lends `self` to the instances it visits
+        // whole).
+        let (culler, later) = match self.world_culler_for(world) {
             WorldCuller::Nothing => return true,
             WorldCuller::Unusable => return false,
-            WorldCuller::Planes(culler) => culler,
+            WorldCuller::Planes(culler) => (OnceCell::from(Some(culler)), None),
+            WorldCuller::ForLeaves { pad, scale } => (
+                OnceCell::new(),
+                Some((self.world_normalized.clone(), pad, scale)),
+            ),
+        };
+        let boxes_meet_planes = later.is_none();
+        let culler = || {
+            let make =
+                || (later.as_ref()).and_then(|(p, pad, scale)| PlaneCuller::new(p, *pad, *scale));
+            culler.get_or_init(make).as_ref()
         };
         let query_bounds = self.world_bounds;
-        let tight_bounds = self.polytope().has_tight_bounds();
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
         let mut raw = std::mem::take(&mut self.scratch_hits);
         let mut points = std::mem::take(&mut self.scratch_points);
@@ -119,14 +144,14 @@ impl PolytopeIntersector {
                 // polytope, the planes would keep almost every box it keeps (their
                 // test cost 9 % of a box query on littlest_tokyo): the leaves'
                 // triangles still meet them.
-                let Some(b) = &query_bounds else {
-                    return culler.overlapping(&node.boxes);
+                let lanes = match &query_bounds {
+                    Some(b) => node.boxes.intersecting(b),
+                    None => 0b1111,
                 };
-                let lanes = node.boxes.intersecting(b);
-                if lanes == 0 || tight_bounds {
+                if lanes == 0 || !boxes_meet_planes {
                     return lanes;
                 }
-                lanes & culler.overlapping(&node.boxes)
+                culler().map_or(lanes, |c| lanes & c.overlapping(&node.boxes))
             },
             |node, lane| match node.child(lane) {
                 WorldChild::Triangles { first, count } if triangles_wanted => {
@@ -136,8 +161,10 @@ impl PolytopeIntersector {
                         let records = &world.triangles()[group..group + FILTER_LANES];
                         let lanes = (end - group).min(FILTER_LANES);
                         group += FILTER_LANES;
-                        let decoded = TriangleLanes::decode(records, lo, hi, Vec3::ZERO);
-                        let outside = culler.triangles_outside(&decoded, lanes);
+                        let outside = culler().map_or(0, |c| {
+                            let decoded = TriangleLanes::decode(records, lo, hi, Vec3::ZERO);
+                            c.triangles_outside(&decoded, lanes)
+                        });
                         let mut left = !outside & ((1 << lanes) - 1);
                         while left != 0 {
                             let k = left.trailing_zeros() as usize;
