@@ -6,11 +6,10 @@
 //! unless those bounds hug it (`Polytope::has_tight_bounds`); a leaf's triangles, four
 //! at a time, against the planes ([`PlaneCuller::triangles_outside`]: all three
 //! quantized corners beyond one plane, by more than the quantization error). A triangle
-//! left is clipped exactly as the plain
-//! traversal clips it: by the polytope moved to its instance's frame (once per instance
-//! met), on the drawable's own vertices. The raw hits are then made hits one instance at
-//! a time, each instance a drawable visit, so every limit keeps what the plain traversal
-//! keeps.
+//! left is clipped exactly as the plain traversal clips it: by the polytope moved to its
+//! instance's frame (once per instance met), on the drawable's own vertices. The raw
+//! hits are then made hits one instance at a time, each instance a drawable visit, so
+//! every limit keeps what the plain traversal keeps.
 
 use std::cell::OnceCell;
 
@@ -20,8 +19,6 @@ use smallvec::SmallVec;
 use super::hit_order::cull_padding;
 use super::polytope_intersector::{PolytopeFunctor, RawHit};
 use super::slot_runs::positions_by_slot;
-#[cfg(doc)]
-use super::Polytope;
 use super::{PolytopeIntersector, PrimitiveMask};
 use crate::accel::{PlaneCuller, TriangleLanes, TriangleList, WorldBvh, WorldChild, FILTER_LANES};
 use crate::drawable::PrimitiveFunctor;
