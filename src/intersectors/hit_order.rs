@@ -72,9 +72,11 @@ pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut [H]) {
 /// Sorts `(key, position)` pairs by key, ordering the positions of equal keys with
 /// `tie` (an unstable sort: `tie` decides every order among equal keys). Keys are the
 /// leading number of a hit's order as [`total_order_key`] integers: cheap to compare,
-/// and rarely equal, so `tie`, which looks at the hits themselves, seldom runs.
+/// and rarely equal, so `tie`, which looks at the hits themselves, seldom runs. The
+/// first pass compares the keys alone (comparing the pairs, positions too, cost 6 % of
+/// zdm2's sphere queries, some 400 hits each).
 pub(crate) fn sort_keyed(keyed: &mut [(i64, u32)], mut tie: impl FnMut(u32, u32) -> Ordering) {
-    keyed.sort_unstable();
+    keyed.sort_unstable_by_key(|&(key, _)| key);
     let mut run_start = 0;
     while run_start < keyed.len() {
         let key = keyed[run_start].0;
