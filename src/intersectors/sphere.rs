@@ -77,9 +77,9 @@ pub struct SphereIntersector {
     pub(super) scratch: Vec<RawHit>,
     /// The world tree walk's raw hits of one instance, kept between queries.
     pub(super) walk_group: Vec<RawHit>,
-    /// The world tree walk's raw hit positions in their final order (without a
-    /// limit), kept between queries.
-    pub(super) walk_order: Vec<(i64, u32)>,
+    /// Raw hit positions keyed by distance ([`keyed_by_distance`]), put in order to
+    /// make the hits in; kept between queries.
+    pub(super) order: Vec<(i64, u32)>,
     /// The world ball prepared for the scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]).
     world_ball: Option<BallCuller>,
@@ -135,7 +135,7 @@ impl SphereIntersector {
             spare_paths: NodePathPool::default(),
             scratch: Vec::new(),
             walk_group: Vec::new(),
-            walk_order: Vec::new(),
+            order: Vec::new(),
             world_ball: None,
         })
     }
@@ -233,15 +233,16 @@ impl SphereIntersector {
     /// the raw hits. (zdm2's spheres, some 400 hits a query: 4.6 % fewer instructions.)
     #[inline(never)]
     fn keep_all_in_order(&mut self, raw: &mut Vec<RawHit>, context: &DrawableContext<'_>) {
-        let mut order: Vec<(i64, u32)> = (raw.iter().enumerate())
-            .map(|(k, r)| (total_order_key(r.distance), k as u32))
-            .collect();
-        order.sort_unstable();
+        let mut order = std::mem::take(&mut self.order);
+        keyed_by_distance(raw, &mut order);
+        // Equal distances in any order: the final sort settles them.
+        order.sort_unstable_by_key(|&(key, _)| key);
         let paths = &mut self.spare_paths;
         let kept = &*raw;
         (self.hits)
             .extend((order.iter()).map(|&(_, k)| sphere_hit(kept[k as usize], context, paths)));
         raw.clear();
+        self.order = order;
     }
 
     /// [`Intersector::enter_world_box`] before [`Intersector::begin_world_boxes`] (not
@@ -276,13 +277,20 @@ pub(super) struct RawHit {
     indices: [u32; 3],
     kind: PrimitiveKind,
     point: DVec3,
-    pub(super) distance: f64,
+    distance: f64,
 }
 
 /// Above this many raw hits in one visit, [`SphereIntersector::keep_hits`] makes the
 /// full hits in their final order (up to it, the final sort's insertion sort is the
 /// cheaper).
 const IN_ORDER_FROM: usize = 24;
+
+/// Fills `keyed` with the positions of `raw`, each keyed by its distance as a
+/// [`total_order_key`] integer.
+pub(super) fn keyed_by_distance(raw: &[RawHit], keyed: &mut Vec<(i64, u32)>) {
+    keyed.clear();
+    keyed.extend((raw.iter().enumerate()).map(|(k, r)| (total_order_key(r.distance), k as u32)));
+}
 
 /// The full hit of a raw one, in the visit `context`, its node path copied by `paths`.
 #[inline(always)]
@@ -399,8 +407,7 @@ impl PrimitiveFunctor for SphereFunctor<'_> {
             if (lo - self.center).cmpgt(reach).any() || (self.center - hi).cmpgt(reach).any() {
                 return;
             }
-            let p = closest_point_on_triangle(self.center, a, b, c);
-            self.record(primitive_index, indices, PrimitiveKind::Triangle, p);
+            self.record_closest([a, b, c], indices, primitive_index);
         }
     }
 }
@@ -413,7 +420,13 @@ impl SphereFunctor<'_> {
     /// test only ever skipped triangles the distance check rejects.
     #[inline]
     pub(super) fn triangle_near_ball(&mut self, v: [Vec3; 3], indices: [u32; 3], primitive: u32) {
-        let [a, b, c] = v.map(|v| self.world(v));
+        self.record_closest(v.map(|v| self.world(v)), indices, primitive);
+    }
+
+    /// Records the world triangle `[a, b, c]`'s point closest to the centre, when it is
+    /// within the radius.
+    #[inline]
+    fn record_closest(&mut self, [a, b, c]: [DVec3; 3], indices: [u32; 3], primitive: u32) {
         let p = closest_point_on_triangle(self.center, a, b, c);
         self.record(primitive, indices, PrimitiveKind::Triangle, p);
     }

@@ -14,9 +14,9 @@
 use glam::{DMat4, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{cull_padding, reserve_room, sort_keyed, total_order_key};
+use super::hit_order::{cull_padding, reserve_room, sort_keyed};
 use super::slot_runs::positions_by_slot;
-use super::sphere::{sphere_hit, RawHit, SphereFunctor};
+use super::sphere::{keyed_by_distance, sphere_hit, RawHit, SphereFunctor};
 use super::{PrimitiveMask, SphereIntersector};
 use crate::accel::{BallCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
@@ -142,10 +142,8 @@ impl SphereIntersector {
                 .as_ref()
                 .map(|m| m.instance)
         };
-        let mut keyed = std::mem::take(&mut self.walk_order);
-        keyed.clear();
-        keyed
-            .extend((raw.iter().enumerate()).map(|(k, r)| (total_order_key(r.distance), k as u32)));
+        let mut keyed = std::mem::take(&mut self.order);
+        keyed_by_distance(raw, &mut keyed);
         sort_keyed(&mut keyed, |a, b| {
             let key = |k: u32| {
                 let instance = instance_of(k).map(|i| context.instance(i));
@@ -165,7 +163,7 @@ impl SphereIntersector {
                 self.hits.push(hit);
             }
         }
-        self.walk_order = keyed;
+        self.order = keyed;
     }
 
     /// Tests the world tree's triangle `id` exactly, adding a raw hit when it is within
