@@ -32,6 +32,9 @@ pub struct Polytope {
     /// volume. Then a box the bounds meet almost always meets the polytope too, and
     /// queries need not test their planes on it (a leaf's triangles are still tested).
     tight_bounds: bool,
+    /// Whether every plane's normal is of unit length up to rounding (a box's, whose
+    /// normals are the columns of a rotation matrix): queries need not normalize them.
+    unit_normals: bool,
 }
 
 /// How many times a box's volume its axis-aligned bounds may have and still count as
@@ -76,6 +79,7 @@ impl Polytope {
             planes,
             bounds: None,
             tight_bounds: false,
+            unit_normals: false,
         })
     }
 
@@ -147,6 +151,7 @@ impl Polytope {
             planes: SmallVec::from_buf_and_len(room, 6),
             bounds: Some((center - extent - pad, center + extent + pad)),
             tight_bounds: bounds_volume <= TIGHT_BOUNDS_SLACK * volume,
+            unit_normals: true,
         })
     }
 
@@ -190,6 +195,12 @@ impl Polytope {
         self.bounds.is_some() && self.tight_bounds
     }
 
+    /// Whether every plane's normal has unit length up to a few units of rounding, so
+    /// that normalizing the planes would change them by no more than that.
+    pub(crate) fn has_unit_normals(&self) -> bool {
+        self.unit_normals
+    }
+
     /// True when `p` is inside (boundary included).
     pub fn contains(&self, p: DVec3) -> bool {
         self.planes
@@ -205,6 +216,7 @@ impl Polytope {
             planes: self.planes.iter().map(|p| t * *p).collect(),
             bounds: None,
             tight_bounds: false,
+            unit_normals: false,
         }
     }
 }
@@ -276,6 +288,35 @@ mod tests {
             .unwrap()
             .transformed_by_inverse(&DMat4::IDENTITY);
         assert!(!moved.has_tight_bounds());
+    }
+
+    #[test]
+    fn box_normals_are_unit_to_rounding_and_other_polytopes_are_not_assumed_so() {
+        // Rotations from quaternions of every size and direction (normalized inside):
+        // the matrix columns' lengths stay within a few units of 2^-53 of 1.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for k in 0..2000 {
+            let scale = [1.0, 1e-90, 1e90, 3.7][k % 4];
+            let q = DQuat::from_xyzw(next(), next(), next(), next()) * scale;
+            let Ok(p) = Polytope::from_oriented_box(DVec3::splat(next()), DVec3::ONE, q) else {
+                continue;
+            };
+            assert!(p.has_unit_normals());
+            for plane in p.planes() {
+                let error = (plane.truncate().length() - 1.0).abs();
+                assert!(error <= 8.0 * f64::EPSILON, "{q}: |n| - 1 = {error:e}");
+            }
+        }
+        let planes = vec![DVec4::new(0.0, 2.0, 0.0, 1.0); 4];
+        assert!(!Polytope::new(planes).unwrap().has_unit_normals());
+        let turned = Polytope::from_box(DVec3::ZERO, DVec3::ONE)
+            .unwrap()
+            .transformed_by_inverse(&DMat4::from_scale(DVec3::splat(0.5)));
+        assert!(!turned.has_unit_normals());
     }
 
     #[test]

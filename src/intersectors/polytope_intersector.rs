@@ -165,6 +165,7 @@ impl PolytopeIntersector {
     /// assert!(query.polytope().contains(DVec3::new(5.5, 0.5, 1.0)));
     /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
     /// ```
+    #[inline]
     pub fn set_polytope(&mut self, polytope: Polytope) {
         self.polytope = polytope;
         // Derived from the polytope in `begin`; an empty list means not yet.
@@ -598,7 +599,14 @@ impl Intersector for PolytopeIntersector {
             // polytope has a plane, so an empty list means not yet).
             self.world_planes = None;
             if self.world_normalized.is_empty() {
-                normalize_planes_into(self.polytope.planes(), &mut self.world_normalized);
+                let planes = self.polytope.planes();
+                if self.polytope.has_unit_normals() {
+                    // A box's: normalizing them again would only round them anew (3 %
+                    // of a box query on littlest_tokyo).
+                    self.world_normalized = SmallVec::from_slice(planes);
+                } else {
+                    normalize_planes_into(planes, &mut self.world_normalized);
+                }
             }
         } else {
             // Planes map by the inverse transpose of the point map frame -> world, whose
