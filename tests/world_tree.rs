@@ -4,7 +4,7 @@
 //! the tree), under masks, with quads and shared meshes (kept whole), and with
 //! intersectors that do not walk the tree themselves.
 
-use glam::{DMat4, DQuat, DVec3, Vec3};
+use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::accel::{Placement, WorldChild};
 use scene_intersect::bounding::{BoundingBox, BoundingSphere};
 use scene_intersect::drawable::Drawable;
@@ -194,6 +194,24 @@ fn assert_all_queries_equal_plain(
         let rotation = DQuat::from_rotation_y(rng.next() * 6.0);
         hits += assert_equal_plain(&format!("box at {c}"), |accelerated, limit| {
             let p = Polytope::from_oriented_box(c, half, rotation).unwrap();
+            let mut i = PolytopeIntersector::new(p).with_limit(limit);
+            run(&mut visitor(accelerated), scene, root, &mut i);
+            i.take_intersections()
+        });
+        // The same box given as its six planes, shuffled and scaled: found to be a box
+        // (bounds and all), and answered as the plain traversal answers it.
+        let faces = Polytope::from_oriented_box(c, half, rotation).unwrap();
+        let shuffled: Vec<DVec4> = [2, 0, 4, 1, 5, 3]
+            .iter()
+            .zip([1.0, 3.5, 0.25, 1e3, 2.0, 0.75])
+            .map(|(&k, scale)| faces.planes()[k] * scale)
+            .collect();
+        assert!(Polytope::new(shuffled.iter().copied())
+            .unwrap()
+            .bounds()
+            .is_some());
+        hits += assert_equal_plain(&format!("box planes at {c}"), |accelerated, limit| {
+            let p = Polytope::new(shuffled.iter().copied()).unwrap();
             let mut i = PolytopeIntersector::new(p).with_limit(limit);
             run(&mut visitor(accelerated), scene, root, &mut i);
             i.take_intersections()

@@ -6,6 +6,7 @@
 //! are built: NaN or infinite numbers, a zero-length segment, a negative radius, a
 //! polytope without planes or with a zero normal are [`QueryError`]s.
 
+mod box_planes;
 mod clipping;
 mod error;
 mod group;

@@ -3,6 +3,7 @@
 use glam::{DMat3, DMat4, DQuat, DVec3, DVec4};
 use smallvec::SmallVec;
 
+use super::box_planes::{box_of_planes, oriented_box_bounds};
 use super::QueryError;
 use crate::visitor::ClipDepth;
 
@@ -28,20 +29,14 @@ pub struct Polytope {
     /// A box holding the polytope, when its construction tells one (a box does); lets
     /// queries reject far boxes with six comparisons.
     bounds: Option<(DVec3, DVec3)>,
-    /// Whether `bounds` hug the polytope: at most [`TIGHT_BOUNDS_SLACK`] times its
-    /// volume. Then a box the bounds meet almost always meets the polytope too, and
+    /// Whether `bounds` hug the polytope: at most four times its volume (see
+    /// `box_planes`). Then a box the bounds meet almost always meets the polytope too, and
     /// queries need not test their planes on it (a leaf's triangles are still tested).
     tight_bounds: bool,
     /// Whether every plane's normal is of unit length up to rounding (a box's, whose
     /// normals are the columns of a rotation matrix): queries need not normalize them.
     unit_normals: bool,
 }
-
-/// How many times a box's volume its axis-aligned bounds may have and still count as
-/// hugging it: a 2:1 vehicle box turned 45° about the vertical has 2.25 (boxes of every
-/// yaw on littlest_tokyo: the planes kept 97 % of the scene boxes the bounds kept); a
-/// long beam turned across the axes has far more, and its planes prune.
-const TIGHT_BOUNDS_SLACK: f64 = 4.0;
 
 /// Polytopes are equal when their planes are (the bounds are derived from them).
 impl PartialEq for Polytope {
@@ -75,11 +70,13 @@ impl Polytope {
                 return Err(QueryError::NonFinite("polytope plane normal length"));
             }
         }
+        // Six planes may be a box (a vehicle's, given as planes): then it has bounds.
+        let found = box_of_planes(&planes);
         Ok(Polytope {
             planes,
-            bounds: None,
-            tight_bounds: false,
-            unit_normals: false,
+            bounds: found.map(|b| (b.bounds.min, b.bounds.max)),
+            tight_bounds: found.is_some_and(|b| b.bounds.tight),
+            unit_normals: found.is_some_and(|b| b.unit_normals),
         })
     }
 
@@ -138,19 +135,11 @@ impl Polytope {
         if !offsets_finite {
             return Err(QueryError::NonFinite("box plane (centre too far out)"));
         }
-        // The box's extent along each world axis, padded far beyond the rounding of the
-        // plane offsets (a few units of 2^-53 of |centre| + half extents).
-        let extent = axes[0].abs() * half_extents.x
-            + axes[1].abs() * half_extents.y
-            + axes[2].abs() * half_extents.z;
-        let pad = 1e-9 * (center.abs().max_element() + extent.max_element()) + 1e-300;
-        let pad = DVec3::splat(pad);
-        let volume = half_extents.x * half_extents.y * half_extents.z;
-        let bounds_volume = extent.x * extent.y * extent.z;
+        let bounds = oriented_box_bounds(center, axes, half_extents);
         Ok(Polytope {
             planes: SmallVec::from_buf_and_len(room, 6),
-            bounds: Some((center - extent - pad, center + extent + pad)),
-            tight_bounds: bounds_volume <= TIGHT_BOUNDS_SLACK * volume,
+            bounds: Some((bounds.min, bounds.max)),
+            tight_bounds: bounds.tight,
             unit_normals: true,
         })
     }
@@ -173,8 +162,10 @@ impl Polytope {
     }
 
     /// An axis-aligned box `(min, max)` holding the polytope, when its construction gives
-    /// one ([`from_oriented_box`](Self::from_oriented_box), [`from_box`](Self::from_box));
-    /// `None` for polytopes made from planes, and after a transform.
+    /// one ([`from_oriented_box`](Self::from_oriented_box), [`from_box`](Self::from_box),
+    /// or [`new`](Self::new) given the six faces of a box: three pairs of opposite
+    /// planes with orthogonal normals, in any order); `None` for other polytopes, and
+    /// after a transform.
     ///
     /// ```
     /// use scene_intersect::intersectors::Polytope;
@@ -281,9 +272,19 @@ mod tests {
         )
         .unwrap();
         assert!(!beam.has_tight_bounds());
-        // Without bounds, nothing hugs.
-        let planes = car(DQuat::IDENTITY).unwrap().planes().to_vec();
-        assert!(!Polytope::new(planes).unwrap().has_tight_bounds());
+        // The same boxes given as planes are found, bounds and all.
+        let planes = car(turn(0.3)).unwrap().planes().to_vec();
+        assert!(Polytope::new(planes).unwrap().has_tight_bounds());
+        assert!(!Polytope::new(beam.planes().to_vec())
+            .unwrap()
+            .has_tight_bounds());
+        // Without bounds, nothing hugs: a frustum.
+        let frustum = Polytope::from_frustum(
+            glam::dcamera::rh::proj::opengl::perspective(1.0, 1.5, 0.1, 100.0),
+            ClipDepth::NegativeOneToOne,
+        )
+        .unwrap();
+        assert!(frustum.bounds().is_none() && !frustum.has_tight_bounds());
         let moved = car(DQuat::IDENTITY)
             .unwrap()
             .transformed_by_inverse(&DMat4::IDENTITY);
@@ -306,6 +307,9 @@ mod tests {
                 continue;
             };
             assert!(p.has_unit_normals());
+            // Its planes given as they are: the same box, found with its unit normals.
+            let given = Polytope::new(p.planes().iter().copied()).unwrap();
+            assert!(given.bounds().is_some() && given.has_unit_normals(), "{q}");
             for plane in p.planes() {
                 let error = (plane.truncate().length() - 1.0).abs();
                 assert!(error <= 8.0 * f64::EPSILON, "{q}: |n| - 1 = {error:e}");
@@ -340,9 +344,12 @@ mod tests {
             let corner = c + r * (sign * half);
             assert!(corner.cmpge(min).all() && corner.cmple(max).all());
         }
-        // Planes alone say nothing about the extent; equality ignores the bounds.
+        // The same box given as planes: found again, with bounds that hold the corners
+        // too; equality looks at the planes alone.
         let from_planes = Polytope::new(p.planes().iter().copied()).unwrap();
-        assert_eq!(from_planes.bounds(), None);
+        let (min, max) = from_planes.bounds().expect("six box faces make a box");
+        assert!((max - (c + extent)).abs().max_element() < 1e-6);
+        assert!((min - (c - extent)).abs().max_element() < 1e-6);
         assert_eq!(from_planes, p);
     }
 
