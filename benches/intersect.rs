@@ -1,7 +1,8 @@
 //! Query speed against the peers, measured side by side in one run.
 //!
 //! For every scene: segments (all hits and nearest), vehicle-sized oriented boxes
-//! (6-plane polytopes) and spheres, answered by
+//! (6-plane polytopes, made with `Polytope::from_oriented_box` and, a second time, given
+//! as their six planes) and spheres, answered by
 //! * `ours`: scene-intersect with its BVHs, one intersector per workload moved from
 //!   query to query (`set_segment`, `set_polytope`, `set_sphere`), as a query repeated
 //!   every frame would be,
@@ -27,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
+use glam::{DMat4, DQuat, DVec3, DVec4, Quat, Vec3};
 use parry3d::bounding_volume::Aabb as ParryAabb;
 use parry3d::math::Pose;
 use parry3d::query::{intersection_test, Ray, RayCast};
@@ -65,6 +66,8 @@ struct Bench {
     meshes: Vec<Mesh>,
     segments: Vec<(DVec3, DVec3)>,
     boxes: Vec<(DVec3, DVec3, DQuat)>,
+    /// The same boxes as their six planes, as a query file gives them.
+    box_planes: Vec<Vec<DVec4>>,
     spheres: Vec<(DVec3, f64)>,
 }
 
@@ -184,7 +187,7 @@ fn load(path: &Path) -> Option<Bench> {
         segments.push((a, b));
     }
     // Car- to truck-sized boxes (4-12 m long) near the ground, any heading.
-    let boxes = (0..BATCH)
+    let boxes: Vec<(DVec3, DVec3, DQuat)> = (0..BATCH)
         .map(|_| {
             let mut c = point(&mut rng);
             c.y = lo.y + rng.range(0.0, 0.1) * size.y;
@@ -200,6 +203,12 @@ fn load(path: &Path) -> Option<Bench> {
             )
         })
         .collect();
+    let box_planes = (boxes.iter())
+        .map(|&(c, half, q)| {
+            let p = Polytope::from_oriented_box(c, half, q).unwrap();
+            p.planes().to_vec()
+        })
+        .collect();
     let spheres = (0..BATCH)
         .map(|_| (point(&mut rng), rng.range(0.5, 10.0)))
         .collect();
@@ -213,6 +222,7 @@ fn load(path: &Path) -> Option<Bench> {
         meshes,
         segments,
         boxes,
+        box_planes,
         spheres,
     })
 }
@@ -309,6 +319,20 @@ fn ours_boxes(b: &Bench, v: &mut IntersectionVisitor) -> usize {
         .with_primitive_mask(PrimitiveMask::TRIANGLES);
     for &(c, half, q) in &b.boxes {
         i.set_polytope(Polytope::from_oriented_box(c, half, q).unwrap());
+        v.apply(&b.scene, b.root, &mut i).unwrap();
+        hits += i.intersections().len();
+    }
+    hits
+}
+
+/// The boxes given as planes (as `examples/query.rs` reads them): `Polytope::new` finds
+/// the box in them.
+fn ours_box_planes(b: &Bench, v: &mut IntersectionVisitor) -> usize {
+    let mut hits = 0;
+    let mut i = PolytopeIntersector::new(Polytope::new(b.box_planes[0].iter().copied()).unwrap())
+        .with_primitive_mask(PrimitiveMask::TRIANGLES);
+    for planes in &b.box_planes {
+        i.set_polytope(Polytope::new(planes.iter().copied()).unwrap());
         v.apply(&b.scene, b.root, &mut i).unwrap();
         hits += i.intersections().len();
     }
@@ -490,6 +514,13 @@ fn print_ratios(benches: &[Bench]) {
             &b.name,
             "boxes (6 planes)",
             boxes,
+            "parry",
+            median_ms(|| parry_boxes(b)),
+        );
+        ratio_line(
+            &b.name,
+            "boxes given as planes",
+            median_ms(|| ours_box_planes(b, &mut v)),
             "parry",
             median_ms(|| parry_boxes(b)),
         );
@@ -679,7 +710,7 @@ fn run_peers(
 // ----- criterion -------------------------------------------------------------------
 
 /// `BENCH_PROFILE=<workload>[:<repeats>]` runs one side of one workload (ours: `all`,
-/// `nearest`, `boxes`, `spheres`, `build`; parry's: the same names prefixed `parry_`) over and
+/// `nearest`, `boxes`, `box_planes`, `spheres`, `build`; parry's: the same names prefixed `parry_`) over and
 /// over on the selected scenes, for a profiler (`perf record`,
 /// `valgrind --tool=callgrind`), and exits.
 fn profile_only(benches: &[Bench], spec: &str) {
@@ -696,6 +727,7 @@ fn profile_only(benches: &[Bench], spec: &str) {
                 "parry_build" => parry_build(b),
                 "nearest" => ours_segments(b, &mut v, IntersectionLimit::Nearest, BATCH),
                 "boxes" => ours_boxes(b, &mut v),
+                "box_planes" => ours_box_planes(b, &mut v),
                 "spheres" => ours_spheres(b, &mut v),
                 "parry_all" => parry_segments_all(b, BATCH),
                 "parry_nearest" => parry_segments_nearest(b, BATCH),
