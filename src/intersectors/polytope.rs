@@ -34,7 +34,8 @@ pub struct Polytope {
     /// queries need not test their planes on it (a leaf's triangles are still tested).
     tight_bounds: bool,
     /// Whether every plane's normal is of unit length up to rounding (a box's, whose
-    /// normals are the columns of a rotation matrix): queries need not normalize them.
+    /// normals are the columns of a rotation matrix, or a box's given as unit-normal
+    /// planes): queries need not normalize them.
     unit_normals: bool,
 }
 
