@@ -710,9 +710,10 @@ fn run_peers(
 // ----- criterion -------------------------------------------------------------------
 
 /// `BENCH_PROFILE=<workload>[:<repeats>]` runs one side of one workload (ours: `all`,
-/// `nearest`, `boxes`, `box_planes`, `spheres`, `build`; parry's: the same names prefixed `parry_`) over and
-/// over on the selected scenes, for a profiler (`perf record`,
-/// `valgrind --tool=callgrind`), and exits.
+/// `nearest`, `boxes`, `box_planes`, `spheres`, `build`; parry's: `parry_all`,
+/// `parry_nearest`, `parry_boxes`, `parry_spheres`, `parry_build`) over and over on the
+/// selected scenes, for a profiler (`perf record`, `valgrind --tool=callgrind`), and
+/// exits.
 fn profile_only(benches: &[Bench], spec: &str) {
     let (what, repeats) = spec.split_once(':').unwrap_or((spec, "200"));
     let repeats: usize = repeats.parse().unwrap_or(200);
