@@ -274,15 +274,24 @@ mod tests {
             let from = target
                 + (rng.point(2.0, DVec3::splat(-1.0)))
                     * size
-                    * [1.0, 1e3, 1e-2, 1e5][(trial / 3) % 4];
+                    * [1.0, 1e3, 1e-2, 1e5, 1e9][(trial / 3) % 5];
             let direction = (target - from) * (1.0 + rng.next());
             let scale = offset.abs().max_element() + size * 4.0;
             let filter = SegmentFilter::new(from, direction, 0.0, scale);
             let mask = filtered(&filter, &records, 4, min, max);
+            // The leaf's box, as a node holds it: entered before any of its hits.
+            let mut boxes = Aabb4::EMPTY;
+            boxes.set(2, &Aabb { min, max });
+            let entries = filter.entries(&boxes);
             for (k, t) in tris.iter().enumerate() {
-                if intersect_segment_triangle(from, direction, t[0], t[1], t[2]).is_some() {
+                if let Some(hit) = intersect_segment_triangle(from, direction, t[0], t[1], t[2]) {
                     hits += 1;
                     assert!(mask & (1 << k) != 0, "trial {trial}: triangle {k} rejected");
+                    assert!(entries.mask & 0b100 != 0, "trial {trial}: box not entered");
+                    assert!(
+                        f64::from(entries.keys[2]) <= hit.t,
+                        "trial {trial}: late key"
+                    );
                 }
             }
         }
@@ -331,6 +340,35 @@ mod tests {
             let on = SegmentFilter::new(DVec3::new(x, 100.0, 0.5), down, 0.0, 100.0);
             assert_eq!(filtered(&on, &records, 1, min, max), 1);
         }
+    }
+
+    /// A picking ray reaching ten million times the scene's size beyond it: a near
+    /// miss is still rejected, and a box beside it by a hundredth of its size is not
+    /// entered.
+    #[test]
+    fn rejects_near_misses_of_segments_far_longer_than_the_scene() {
+        let tri = [DVec3::ZERO, DVec3::X, DVec3::Z];
+        let (min, max) = leaf_box(&[tri]);
+        let records = [LeafTriangle::new(0, tri, min, max); 4];
+        let down = DVec3::new(0.0, -2e7, 0.0);
+        let beside = SegmentFilter::new(DVec3::new(-0.15, 1.0, 0.5), down, 0.0, 2.0);
+        assert_eq!(filtered(&beside, &records, 1, min, max), 0);
+        let on = SegmentFilter::new(DVec3::new(0.15, 1.0, 0.5), down, 0.0, 2.0);
+        assert_eq!(filtered(&on, &records, 1, min, max), 1);
+        // The leaf's box is entered at y = 0, 1 / 2e7 of the way.
+        let mut boxes = Aabb4::EMPTY;
+        boxes.set(0, &Aabb { min, max });
+        let shift = Vec3::X * 1.16;
+        boxes.set(
+            1,
+            &Aabb {
+                min: min + shift,
+                max: max + shift,
+            },
+        );
+        let entries = on.entries(&boxes);
+        assert_eq!(entries.mask & 0b11, 0b01);
+        assert!(entries.keys[0] <= 5e-8 && entries.keys[0] > 4.99e-8);
     }
 
     #[test]
