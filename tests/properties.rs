@@ -406,3 +406,98 @@ proptest! {
         }
     }
 }
+
+/// A case `big_meshes_equal_brute_force` once drew (about one run in 250): triangle 10
+/// of the second geometry has three vertices in a line, which the transforms leave a
+/// sliver 10^-15 wide in world space, 0.65 from the ball's centre along two of its
+/// edges. The plain visitor rightly finds it (radius 2.2); the reference used to call it
+/// clearly missed, its closest-point regions computed from products cancelling to
+/// noise.
+#[test]
+fn a_sliver_left_by_transforms_is_hit_along_its_edges() {
+    let spec = SceneSpec {
+        geometries: vec![GeometrySpec {
+            vertices: vec![
+                [-1, -2, 1],
+                [-4, -4, -1],
+                [4, 3, 4],
+                [-3, 2, 1],
+                [-2, 1, -1],
+                [-2, 0, 2],
+                [1, 2, 4],
+                [-1, 3, -3],
+                [1, 4, 3],
+                [3, 4, -2],
+                [0, -4, 1],
+                [-2, 0, 3],
+                [-2, 2, -2],
+                [3, 0, 4],
+            ],
+            sets: vec![(
+                4,
+                Some(vec![
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 10, 5, 2, 5, 6, 9, 0, 8, 5, 3, 11, 13, 11,
+                    2, 0, 8, 9, 0, 3, 0, 10,
+                ]),
+            )],
+        }],
+        transforms: vec![
+            TransformSpec {
+                parent: 4,
+                translation: DVec3::new(1.0, -1.0, 3.0),
+                rotation: DQuat::from_xyzw(
+                    -0.2770632583314474,
+                    0.3072939752114972,
+                    0.6887221023901811,
+                    -0.5953723451427069,
+                ),
+                scale: DVec3::new(0.5, 2.0, -1.0),
+            },
+            TransformSpec {
+                parent: 2,
+                translation: DVec3::new(4.0, -5.0, -3.0),
+                rotation: DQuat::from_xyzw(
+                    -0.9475893735376965,
+                    0.014717947462532658,
+                    0.0824331790654283,
+                    -0.3083221240360372,
+                ),
+                scale: DVec3::new(1.0, 2.0, 0.5),
+            },
+            TransformSpec {
+                parent: 1,
+                translation: DVec3::new(4.0, -2.0, 4.0),
+                rotation: DQuat::from_xyzw(
+                    -0.5920981012144695,
+                    0.5554748753846743,
+                    -0.4360055261410604,
+                    0.3882868559828642,
+                ),
+                scale: DVec3::new(1.0, 1.0, 1.0),
+            },
+            TransformSpec {
+                parent: 2,
+                translation: DVec3::new(5.0, 5.0, 1.0),
+                rotation: DQuat::from_xyzw(
+                    -0.21576206192815972,
+                    0.30455515463285804,
+                    0.045392301789869756,
+                    -0.9266242115104063,
+                ),
+                scale: DVec3::new(1.0, -1.0, 2.0),
+            },
+        ],
+        placements: vec![(1, 2), (0, 4), (1, 4), (1, 2)],
+    };
+    let q = Query::Sphere(
+        DVec3::new(1.2813871339876952, -5.757435630534035, -1.9404936085434268),
+        2.2135116368611425,
+    );
+    let (scene, root, _) = build(&spec, None);
+    for (name, run) in CODE_PATHS {
+        let hits = run(&scene, root, &q, IntersectionLimit::None).unwrap();
+        if let Err(e) = check_against_reference(&scene, root, &q, &hits, name) {
+            panic!("{e}");
+        }
+    }
+}
