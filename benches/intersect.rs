@@ -1,6 +1,7 @@
 //! Query speed against the peers, measured side by side in one run.
 //!
-//! For every scene: segments (all hits and nearest), vehicle-sized oriented boxes
+//! For every scene: segments (all hits and nearest), picking rays from above the scene
+//! to a far plane 10^6 units away (nearest), vehicle-sized oriented boxes
 //! (6-plane polytopes, made with `Polytope::from_oriented_box` and, a second time, given
 //! as their six planes) and spheres, answered by
 //! * `ours`: scene-intersect with its BVHs, one intersector per workload moved from
@@ -65,6 +66,9 @@ struct Bench {
     /// Each placed drawable's run of `parry_indices`.
     meshes: Vec<Mesh>,
     segments: Vec<(DVec3, DVec3)>,
+    /// Picking rays: from an eye above the scene through a point of it, to a far plane
+    /// 10^6 units away.
+    picks: Vec<(DVec3, DVec3)>,
     boxes: Vec<(DVec3, DVec3, DQuat)>,
     /// The same boxes as their six planes, as a query file gives them.
     box_planes: Vec<Vec<DVec4>>,
@@ -186,6 +190,16 @@ fn load(path: &Path) -> Option<Bench> {
         b[axis] = hi[axis] + 0.05 * size[axis];
         segments.push((a, b));
     }
+    // Picking rays: an eye above the scene (up to half its height), looking at a point
+    // of it, the segment ending at a far plane 10^6 units away.
+    let picks: Vec<(DVec3, DVec3)> = (0..BATCH)
+        .map(|_| {
+            let mut eye = point(&mut rng);
+            eye.y = hi.y + rng.range(0.1, 0.5) * size.y;
+            let toward = (point(&mut rng) - eye).normalize();
+            (eye, eye + toward * 1e6)
+        })
+        .collect();
     // Car- to truck-sized boxes (4-12 m long) near the ground, any heading.
     let boxes: Vec<(DVec3, DVec3, DQuat)> = (0..BATCH)
         .map(|_| {
@@ -221,6 +235,7 @@ fn load(path: &Path) -> Option<Bench> {
         parry_indices,
         meshes,
         segments,
+        picks,
         boxes,
         box_planes,
         spheres,
@@ -270,10 +285,24 @@ fn ours_segments(
     limit: IntersectionLimit,
     n: usize,
 ) -> usize {
+    ours_segments_of(&b.segments[..n], b, v, limit)
+}
+
+/// The nearest hits of the picking rays.
+fn ours_picks(b: &Bench, v: &mut IntersectionVisitor) -> usize {
+    ours_segments_of(&b.picks, b, v, IntersectionLimit::Nearest)
+}
+
+fn ours_segments_of(
+    segments: &[(DVec3, DVec3)],
+    b: &Bench,
+    v: &mut IntersectionVisitor,
+    limit: IntersectionLimit,
+) -> usize {
     let mut hits = 0;
-    let (s, e) = b.segments[0];
+    let (s, e) = segments[0];
     let mut i = LineSegmentIntersector::new(s, e).unwrap().with_limit(limit);
-    for &(s, e) in &b.segments[..n] {
+    for &(s, e) in segments {
         i.set_segment(s, e).unwrap();
         v.apply(&b.scene, b.root, &mut i).unwrap();
         hits += i.intersections().len();
@@ -303,7 +332,15 @@ fn parry_segments_all(b: &Bench, n: usize) -> usize {
 }
 
 fn parry_segments_nearest(b: &Bench, n: usize) -> usize {
-    b.segments[..n]
+    parry_nearest_of(&b.segments[..n], b)
+}
+
+fn parry_picks(b: &Bench) -> usize {
+    parry_nearest_of(&b.picks, b)
+}
+
+fn parry_nearest_of(segments: &[(DVec3, DVec3)], b: &Bench) -> usize {
+    segments
         .iter()
         .filter(|(s, e)| {
             let ray = Ray::new(s.as_vec3(), (*e - *s).as_vec3());
@@ -509,6 +546,13 @@ fn print_ratios(benches: &[Bench]) {
             "parry",
             median_ms(|| parry_segments_nearest(b, n)),
         );
+        ratio_line(
+            &b.name,
+            "picking rays to 1e6",
+            median_ms(|| ours_picks(b, &mut v)),
+            "parry",
+            median_ms(|| parry_picks(b)),
+        );
         let boxes = median_ms(|| ours_boxes(b, &mut v));
         ratio_line(
             &b.name,
@@ -710,10 +754,10 @@ fn run_peers(
 // ----- criterion -------------------------------------------------------------------
 
 /// `BENCH_PROFILE=<workload>[:<repeats>]` runs one side of one workload (ours: `all`,
-/// `nearest`, `boxes`, `box_planes`, `spheres`, `build`; parry's: `parry_all`,
-/// `parry_nearest`, `parry_boxes`, `parry_spheres`, `parry_build`) over and over on the
-/// selected scenes, for a profiler (`perf record`, `valgrind --tool=callgrind`), and
-/// exits.
+/// `nearest`, `picks`, `boxes`, `box_planes`, `spheres`, `build`; parry's: `parry_all`,
+/// `parry_nearest`, `parry_picks`, `parry_boxes`, `parry_spheres`, `parry_build`) over
+/// and over on the selected scenes, for a profiler (`perf record`, `valgrind
+/// --tool=callgrind`), and exits.
 fn profile_only(benches: &[Bench], spec: &str) {
     let (what, repeats) = spec.split_once(':').unwrap_or((spec, "200"));
     let repeats: usize = repeats.parse().unwrap_or(200);
@@ -727,6 +771,8 @@ fn profile_only(benches: &[Bench], spec: &str) {
                 "build" => ours_build(b),
                 "parry_build" => parry_build(b),
                 "nearest" => ours_segments(b, &mut v, IntersectionLimit::Nearest, BATCH),
+                "picks" => ours_picks(b, &mut v),
+                "parry_picks" => parry_picks(b),
                 "boxes" => ours_boxes(b, &mut v),
                 "box_planes" => ours_box_planes(b, &mut v),
                 "spheres" => ours_spheres(b, &mut v),
