@@ -137,6 +137,7 @@ fn gather<T>(items: &mut Vec<T>, order: impl Iterator<Item = u32>) {
     let mut slots: Vec<Option<T>> = std::mem::take(items).into_iter().map(Some).collect();
     items.reserve_exact(slots.len());
     items.extend(order.filter_map(|k| slots.get_mut(k as usize).and_then(Option::take)));
+    debug_assert_eq!(items.len(), slots.len(), "`order` is a permutation");
 }
 
 /// Makes room for `additional` more items. An empty list that must grow gets a fresh
