@@ -187,6 +187,13 @@ fn assert_all_queries_equal_plain(
             run(&mut visitor(accelerated), scene, root, &mut i);
             i.take_intersections()
         });
+        // The same start, as a picking ray to a far plane 10^6 away.
+        let far = a + (b - a).normalize_or(DVec3::Y) * 1e6;
+        hits += assert_equal_plain(&format!("ray {a} -> {far}"), |accelerated, limit| {
+            let mut i = LineSegmentIntersector::new(a, far).unwrap().with_limit(limit);
+            run(&mut visitor(accelerated), scene, root, &mut i);
+            i.take_intersections()
+        });
         let (c, half) = (
             rng.point(15.0),
             DVec3::new(2.0, 1.5, 4.0) * (0.5 + rng.next()),
