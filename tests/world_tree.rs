@@ -190,7 +190,9 @@ fn assert_all_queries_equal_plain(
         // The same start, as a picking ray to a far plane 10^6 away.
         let far = a + (b - a).normalize_or(DVec3::Y) * 1e6;
         hits += assert_equal_plain(&format!("ray {a} -> {far}"), |accelerated, limit| {
-            let mut i = LineSegmentIntersector::new(a, far).unwrap().with_limit(limit);
+            let mut i = LineSegmentIntersector::new(a, far)
+                .unwrap()
+                .with_limit(limit);
             run(&mut visitor(accelerated), scene, root, &mut i);
             i.take_intersections()
         });
