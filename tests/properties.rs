@@ -408,9 +408,9 @@ proptest! {
 }
 
 /// A case `big_meshes_equal_brute_force` once drew (about one run in 250): triangle 10
-/// of the second geometry has three vertices in a line, which the transforms leave a
-/// sliver 10^-15 wide in world space, 0.65 from the ball's centre along two of its
-/// edges. The plain visitor rightly finds it (radius 2.2); the reference used to call it
+/// of the mesh, (-3, 2, 1) (-1, -2, 1) (0, -4, 1), has its three vertices in a line,
+/// which the transforms leave a sliver 10^-15 wide in world space, 0.65 from the ball's
+/// centre along two of its edges. The plain visitor rightly finds it (radius 2.2); the reference used to call it
 /// clearly missed, its closest-point regions computed from products cancelling to
 /// noise.
 #[test]
