@@ -172,6 +172,18 @@ fn assert_all_queries_equal_plain(
     seed: u64,
     configure: impl Fn(&mut IntersectionVisitor),
 ) -> usize {
+    assert_all_queries_equal_plain_around(scene, root, seed, DVec3::ZERO, configure)
+}
+
+/// [`assert_all_queries_equal_plain`] for a scene moved by `origin`: every query is
+/// moved with it.
+fn assert_all_queries_equal_plain_around(
+    scene: &SceneGraph,
+    root: NodeId,
+    seed: u64,
+    origin: DVec3,
+    configure: impl Fn(&mut IntersectionVisitor),
+) -> usize {
     let visitor = |accelerated: bool| {
         let mut v = IntersectionVisitor::new();
         v.set_use_acceleration(accelerated);
@@ -181,7 +193,7 @@ fn assert_all_queries_equal_plain(
     let mut rng = Rng(seed);
     let mut hits = 0;
     for _ in 0..60 {
-        let (a, b) = (rng.point(25.0), rng.point(25.0));
+        let (a, b) = (origin + rng.point(25.0), origin + rng.point(25.0));
         hits += assert_equal_plain(&format!("segment {a} -> {b}"), |accelerated, limit| {
             let mut i = LineSegmentIntersector::new(a, b).unwrap().with_limit(limit);
             run(&mut visitor(accelerated), scene, root, &mut i);
@@ -197,7 +209,7 @@ fn assert_all_queries_equal_plain(
             i.take_intersections()
         });
         let (c, half) = (
-            rng.point(15.0),
+            origin + rng.point(15.0),
             DVec3::new(2.0, 1.5, 4.0) * (0.5 + rng.next()),
         );
         let rotation = DQuat::from_rotation_y(rng.next() * 6.0);
@@ -401,6 +413,45 @@ fn moved_instances_are_detached_and_still_answer_exactly() {
         .collect();
     assert_eq!(detached, [Some("tilted")]);
     assert!(index.instances().iter().filter(|i| i.detached).count() == 1);
+}
+
+#[test]
+fn georeferenced_scenes_are_measured_from_their_centre_and_answer_exactly() {
+    // The test scene placed 4·10^6 units east and 3·10^6 south, as a georeferenced city
+    // is, by a transform above its root.
+    let (mut scene, root, _, _) = scene();
+    let origin = DVec3::new(4.0e6, 12.5, -3.0e6);
+    let placed = scene
+        .add_transform("georeference", DMat4::from_translation(origin))
+        .unwrap();
+    scene.add_child(placed, root).unwrap();
+    scene.build_acceleration();
+    // The world tree's `f32` coordinates are measured from the scene's centre, not from
+    // the world origin (where `f32` is good to a quarter unit only).
+    let index = scene.scene_index(placed).unwrap();
+    let centre = index.world().frame().origin();
+    assert!(
+        (centre - origin).abs().max_element() < 30.0,
+        "frame origin {centre} should lie inside the scene near {origin}"
+    );
+    assert!(index.world().bounds().max.abs().max_element() < 100.0);
+    let hits = assert_all_queries_equal_plain_around(&scene, placed, 0x6e0, origin, |_| {});
+    assert!(hits > 500, "the queries must hit: {hits}");
+    // A hand-computed pick, as in the scene near the origin: the quads 2 units up.
+    let pick = |from: DVec3, to: DVec3| {
+        let mut i = LineSegmentIntersector::new(origin + from, origin + to)
+            .unwrap()
+            .with_limit(IntersectionLimit::Nearest);
+        run(&mut IntersectionVisitor::new(), &scene, placed, &mut i);
+        i.take_intersections()
+    };
+    let hits = pick(DVec3::new(0.3, 5.0, 0.6), DVec3::new(0.3, -5.0, 0.6));
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].ratio, 0.3);
+    assert_eq!(hits[0].world_point, origin + DVec3::new(0.3, 2.0, 0.6));
+    // Beside the scene by half a unit: nothing (at 4·10^6 a world `f32` box could not
+    // tell these apart).
+    assert!(pick(DVec3::new(40.5, 5.0, 0.0), DVec3::new(40.5, -5.0, 0.0)).is_empty());
 }
 
 /// A segment intersector that does not walk the world tree itself (the trait's

@@ -31,6 +31,7 @@ pub(crate) use bvh::f32_at_least;
 pub(crate) use triangle_list::TriangleList;
 mod wide_bvh;
 mod world_bvh;
+mod world_frame;
 
 pub use aabb4::{Aabb4, WideEntries};
 pub use ball_culler::BallCuller;
@@ -47,3 +48,4 @@ pub use world_bvh::{
     decode_reference, WorldBvh, WorldChild, WorldItem, WorldNode, FILTER_LANES, LEAF_TRIANGLES,
     MAX_WHOLE_ITEMS, MAX_WORLD_TRIANGLES,
 };
+pub use world_frame::WorldFrame;

@@ -32,6 +32,7 @@ use super::bvh::{Aabb, Bvh};
 use super::triangle_list::TriangleList;
 use super::wide_bvh::WideBvh;
 use super::world_bvh::{WorldBvh, WorldItem};
+use super::world_frame::WorldFrame;
 use crate::drawable::Geometry;
 use crate::graph::{DrawableId, NodeId, NodeKind, SceneGraph};
 
@@ -342,6 +343,16 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
         }
         lists.push(list);
     }
+    // Far from the world origin (a georeferenced scene), the tree is measured from the
+    // centre of the scene's box.
+    let mut scene_box = Aabb::EMPTY;
+    for (instance, list) in instances.iter().zip(&lists) {
+        if list.is_some() || instance.placement == Placement::Whole {
+            scene_box.grow(&instance.world_box);
+        }
+    }
+    let frame = WorldFrame::for_bounds(&scene_box);
+    let origin = frame.origin();
     let items_count = triangles as usize + whole;
     let mut boxes = Vec::with_capacity(items_count);
     let mut items = Vec::with_capacity(items_count);
@@ -367,7 +378,7 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                         return;
                     }
                     let [a, b, c] = t.map(|i| placed[i as usize]);
-                    boxes.push(padded_outward(a.min(b).min(c), a.max(b).max(c)));
+                    boxes.push(padded_outward(a.min(b).min(c), a.max(b).max(c), origin));
                     items.push(WorldItem::Triangle(next_id + p));
                     corners.push(t.map(|i| base + i));
                 });
@@ -375,7 +386,12 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                 next_id += g.primitive_count() as u32;
             }
             (Placement::Whole, _) => {
-                boxes.push(instance.world_box);
+                boxes.push(if origin == DVec3::ZERO {
+                    instance.world_box
+                } else {
+                    let (min, max) = instance.world_box.as_dvec3();
+                    padded_outward(min, max, origin)
+                });
                 items.push(WorldItem::Whole(k as u32));
                 corners.push([0; 3]);
             }
@@ -383,8 +399,10 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
         }
     }
     id_starts.push(next_id);
-    let corner = |k: usize| corners[k].map(|i| world.get(i as usize).copied().unwrap_or_default());
-    match WorldBvh::build(&boxes, &items, corner) {
+    let corner = |k: usize| {
+        corners[k].map(|i| frame.point(world.get(i as usize).copied().unwrap_or(origin)))
+    };
+    match WorldBvh::build_in(frame, &boxes, &items, corner) {
         Some(world) => (world, id_starts),
         None => {
             // More than a world tree holds: every instance whole (the plain per-drawable
@@ -435,18 +453,21 @@ fn id_blocks(id_starts: &[u32]) -> Vec<u32> {
     out
 }
 
-/// The `f32` box holding a triangle (or a drawable's box) whose corners span
-/// `[lo, hi]`, padded by a billionth of its size and a trillionth of its distance from
-/// the origin for rounding elsewhere.
+/// The `f32` box holding a triangle (or a drawable's box) whose world corners span
+/// `[lo, hi]`, measured from `origin` (see [`WorldFrame`]), padded by a billionth of its
+/// size and a trillionth of its distance from the world origin for rounding elsewhere
+/// (that distance also bounds, a thousand times over, the rounding of the subtraction
+/// of `origin`).
 ///
 /// Without branches, as the build pays it per triangle: the pad is widened by a
 /// relative `2^-23` of each coordinate, more than the half unit in the last place
 /// rounding to the nearest `f32` can take back, so the box still holds `[lo, hi]`
 /// padded. Non-finite results (coordinates beyond `f32`) take the careful route.
-fn padded_outward(lo: DVec3, hi: DVec3) -> Aabb {
+fn padded_outward(lo: DVec3, hi: DVec3, origin: DVec3) -> Aabb {
     let magnitude = lo.abs().max(hi.abs());
     let pad = (hi - lo).element_sum() * 1e-9 + magnitude.max_element() * 1e-12 + 1e-12;
-    let widen = DVec3::splat(pad) + magnitude * (1.0 / 8_388_608.0);
+    let (lo, hi) = (lo - origin, hi - origin);
+    let widen = DVec3::splat(pad) + lo.abs().max(hi.abs()) * (1.0 / 8_388_608.0);
     let (min, max) = ((lo - widen).as_vec3(), (hi + widen).as_vec3());
     if min.is_finite() && max.is_finite() {
         Aabb { min, max }
@@ -473,7 +494,7 @@ fn path_frame(scene: &SceneGraph, path: &[NodeId]) -> Option<(DMat4, DMat4)> {
 /// A drawable box moved to world space, padded for rounding and rounded outward.
 fn world_box(b: &crate::bounding::BoundingBox, local_to_world: &DMat4) -> Aabb {
     let w = b.transformed(local_to_world);
-    padded_outward(w.min, w.max)
+    padded_outward(w.min, w.max, DVec3::ZERO)
 }
 
 /// One node still to visit: where it hangs and in which frame.

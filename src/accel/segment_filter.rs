@@ -36,7 +36,7 @@
 use glam::{BVec4A, DVec3, Vec3, Vec3A, Vec4};
 
 use super::leaf_triangles::{LeafTriangle, TriangleLanes};
-use super::{Aabb, Aabb4, SegmentSlab, WideEntries, WideSegmentSlab};
+use super::{Aabb, Aabb4, SegmentSlab, WideEntries, WideSegmentSlab, WorldFrame};
 
 /// The relative allowance for the `f32` arithmetic of the edge functions.
 const ARITHMETIC: f32 = 1.0 / 131_072.0; // 2^-17
@@ -113,6 +113,47 @@ impl SegmentFilter {
     #[inline(always)]
     pub fn entries(&self, boxes: &Aabb4) -> WideEntries {
         self.slab.entries(boxes)
+    }
+
+    /// [`new`](Self::new) for a world tree measured in `frame`: the segment from the
+    /// world point `world_start` is moved into the frame, and both the boxes' pad and
+    /// the corners' error allow for [`WorldFrame::pad`], the exact test's rounding of
+    /// the absolute coordinates that the frame's smaller ones no longer bound. In the
+    /// world's own frame this is [`new`](Self::new).
+    ///
+    /// ```
+    /// use glam::DVec3;
+    /// use scene_intersect::accel::{Aabb, SegmentFilter, WorldFrame};
+    ///
+    /// // A tree measured from (4·10^6, 0, 0): its box [0, 1]^3 is the world's
+    /// // [4·10^6, 4·10^6 + 1] × [0, 1]^2.
+    /// let frame = WorldFrame::around(DVec3::new(4.0e6, 0.0, 0.0));
+    /// let unit = Aabb { min: glam::Vec3::ZERO, max: glam::Vec3::ONE };
+    /// let down = |x: f64| {
+    ///     let start = DVec3::new(4.0e6 + x, 2.0, 0.5);
+    ///     SegmentFilter::in_frame(start, DVec3::new(0.0, -4.0, 0.0), 0.0, 1.0, &frame)
+    /// };
+    /// let mut boxes = scene_intersect::accel::Aabb4::EMPTY;
+    /// boxes.set(0, &unit);
+    /// assert_eq!(down(0.5).entries(&boxes).mask & 1, 1);
+    /// // Beside the box by 0.1: in world `f32` that is below the unit in the last place.
+    /// assert_eq!(down(1.1).entries(&boxes).mask & 1, 0);
+    /// ```
+    #[inline]
+    pub fn in_frame(
+        world_start: DVec3,
+        direction: DVec3,
+        pad: f64,
+        scale: f64,
+        frame: &WorldFrame,
+    ) -> SegmentFilter {
+        let absolute = frame.pad();
+        let start = frame.point(world_start);
+        let mut filter = SegmentFilter::new(start, direction, pad + absolute, scale);
+        if absolute > 0.0 {
+            filter.start_error = ((f64::from(filter.start_error) + absolute) as f32).next_up();
+        }
+        filter
     }
 
     /// The reach of a leaf's box, for [`triangles`](Self::triangles): how far, times

@@ -18,6 +18,10 @@
 //! degenerate transform), which the query visits through the drawable as the plain
 //! traversal does.
 //!
+//! Boxes and corners are measured from the tree's [`WorldFrame`]: the world origin, or
+//! for a scene far from it (georeferenced), the centre of its box, so that the `f32`
+//! coordinates keep the precision of the scene's own size.
+//!
 //! The quantized corners only filter: a query rejects the triangles that certainly
 //! miss it even moved by the quantization error, and decides the others with its exact
 //! `f64` test on the drawable's own vertices in the instance's frame, as the plain
@@ -27,7 +31,7 @@ use glam::{DVec3, Vec4};
 
 use super::binned_sah::{build_binary, BinaryBuild, LeafRule};
 use super::leaf_triangles::{LeafTriangle, Quantizer};
-use super::{Aabb, Aabb4, WalkStack};
+use super::{Aabb, Aabb4, WalkStack, WorldFrame};
 
 /// Triangles per leaf at most.
 pub const LEAF_TRIANGLES: usize = 8;
@@ -87,7 +91,7 @@ pub enum WorldChild {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
 pub struct WorldNode {
-    /// The children's boxes, in world space (outward-rounded `f32`).
+    /// The children's boxes, in the tree's [`WorldFrame`] (outward-rounded `f32`).
     pub boxes: Aabb4,
     children: [u32; 4],
 }
@@ -162,6 +166,8 @@ pub fn decode_reference(r: u32) -> WorldChild {
 /// Every triangle and whole item of a scene in one four-wide BVH (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldBvh {
+    /// What the boxes and corners are measured from.
+    frame: WorldFrame,
     bounds: Aabb,
     /// The root is `nodes[0]` (absent for an empty tree).
     nodes: Vec<WorldNode>,
@@ -174,6 +180,7 @@ pub struct WorldBvh {
 impl Default for WorldBvh {
     fn default() -> Self {
         WorldBvh {
+            frame: WorldFrame::default(),
             bounds: Aabb::EMPTY,
             nodes: Vec::new(),
             triangles: vec![LeafTriangle::default(); FILTER_LANES - 1],
@@ -196,6 +203,21 @@ impl WorldBvh {
         items: &[WorldItem],
         corners: impl Fn(usize) -> [DVec3; 3],
     ) -> Option<WorldBvh> {
+        WorldBvh::build_in(WorldFrame::default(), boxes, items, corners)
+    }
+
+    /// [`build`](Self::build) with the boxes and corners given in `frame` (world
+    /// coordinates minus its origin), which the tree keeps for its queries.
+    ///
+    /// # Panics
+    ///
+    /// When `boxes` and `items` differ in length.
+    pub fn build_in(
+        frame: WorldFrame,
+        boxes: &[Aabb],
+        items: &[WorldItem],
+        corners: impl Fn(usize) -> [DVec3; 3],
+    ) -> Option<WorldBvh> {
         assert_eq!(boxes.len(), items.len(), "one box per item");
         let whole_items = items
             .iter()
@@ -211,10 +233,18 @@ impl WorldBvh {
             split_cost: SPLIT_COST,
         };
         let binary = build_binary(boxes, rule, alone);
-        Some(collapse(&binary, items, corners, whole_items))
+        let mut tree = collapse(&binary, items, corners, whole_items);
+        tree.frame = frame;
+        Some(tree)
     }
 
-    /// The box of everything (empty for an empty tree).
+    /// What the boxes and corners are measured from.
+    pub fn frame(&self) -> &WorldFrame {
+        &self.frame
+    }
+
+    /// The box of everything, in the tree's [`frame`](Self::frame) (empty for an empty
+    /// tree).
     pub fn bounds(&self) -> Aabb {
         self.bounds
     }
@@ -396,6 +426,7 @@ fn collapse(
     }
     triangles.extend([LeafTriangle::default(); FILTER_LANES - 1]);
     WorldBvh {
+        frame: WorldFrame::default(),
         bounds: root.bounds,
         nodes,
         triangles,

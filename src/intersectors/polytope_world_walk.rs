@@ -11,16 +11,19 @@
 //! hits are then made hits one instance at a time, each instance a drawable visit, so
 //! every limit keeps what the plain traversal keeps.
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use glam::{DVec4, Vec3};
+use glam::{DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
 use super::hit_order::cull_padding;
 use super::polytope_intersector::{PolytopeFunctor, RawHit};
 use super::slot_runs::positions_by_slot;
 use super::{PolytopeIntersector, PrimitiveMask};
-use crate::accel::{PlaneCuller, TriangleLanes, TriangleList, WorldBvh, WorldChild, FILTER_LANES};
+use crate::accel::{
+    Aabb, PlaneCuller, TriangleLanes, TriangleList, WorldBvh, WorldChild, WorldFrame, FILTER_LANES,
+};
 use crate::drawable::PrimitiveFunctor;
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
@@ -79,19 +82,52 @@ impl PolytopeIntersector {
             return WorldCuller::Nothing;
         }
         let bounds = world.bounds();
-        if self.world_bounds.is_some_and(|b| !b.intersects(&bounds)) {
+        if self
+            .bounds_in(world.frame())
+            .is_some_and(|b| !b.intersects(&bounds))
+        {
             return WorldCuller::Nothing;
         }
+        // The tree's boxes are measured in its frame; the exact clipping's rounding
+        // grows with the absolute coordinates.
+        let frame = world.frame();
         let (min, max) = bounds.as_dvec3();
         let scale = min.abs().max(max.abs()).max_element();
-        let pad = cull_padding((max - min).length().min(f64::MAX), scale);
+        let pad =
+            cull_padding((max - min).length().min(f64::MAX), scale + frame.offset()) + frame.pad();
         if self.world_bounds.is_some() && self.polytope().has_tight_bounds() {
             return WorldCuller::ForLeaves { pad, scale };
         }
-        match PlaneCuller::new(&self.world_normalized, pad, scale) {
+        match PlaneCuller::new(&self.planes_in(frame), pad, scale) {
             Some(culler) => WorldCuller::Planes(culler),
             None => WorldCuller::Unusable,
         }
+    }
+
+    /// The polytope's world bounds in the tree's `frame` (padded by the frame's
+    /// allowance for the rounding of absolute coordinates).
+    #[inline]
+    fn bounds_in(&self, frame: &WorldFrame) -> Option<Aabb> {
+        if frame.origin() == DVec3::ZERO {
+            return self.world_bounds;
+        }
+        // `world_bounds` is only ever made from these bounds, in world coordinates.
+        self.world_bounds?;
+        let (min, max) = self.polytope().bounds()?;
+        let pad = DVec3::splat(frame.pad());
+        Some(Aabb::from_f64_outward(
+            frame.point(min) - pad,
+            frame.point(max) + pad,
+        ))
+    }
+
+    /// The normalized world planes in the tree's `frame`.
+    fn planes_in(&self, frame: &WorldFrame) -> Cow<'_, [DVec4]> {
+        if frame.origin() == DVec3::ZERO {
+            return Cow::Borrowed(&self.world_normalized);
+        }
+        let moved = self.world_normalized.iter().map(|&p| frame.plane(p));
+        Cow::Owned(moved.collect())
     }
 
     /// Walks the world tree of `context`'s index (see the module docs); false when it
@@ -111,7 +147,12 @@ impl PolytopeIntersector {
             WorldCuller::Planes(culler) => (OnceCell::from(Some(culler)), None),
             WorldCuller::ForLeaves { pad, scale } => (
                 OnceCell::new(),
-                Some((self.world_normalized.clone(), pad, scale)),
+                Some((
+                    // Inline, as the intersector keeps them (no allocation for a few).
+                    SmallVec::<[DVec4; 8]>::from_slice(&self.planes_in(world.frame())),
+                    pad,
+                    scale,
+                )),
             ),
         };
         let boxes_meet_planes = later.is_none();
@@ -120,7 +161,7 @@ impl PolytopeIntersector {
                 || (later.as_ref()).and_then(|(p, pad, scale)| PlaneCuller::new(p, *pad, *scale));
             culler.get_or_init(make).as_ref()
         };
-        let query_bounds = self.world_bounds;
+        let query_bounds = self.bounds_in(world.frame());
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
         let mut raw = std::mem::take(&mut self.scratch_hits);
         let mut points = std::mem::take(&mut self.scratch_points);

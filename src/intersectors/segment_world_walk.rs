@@ -74,16 +74,21 @@ impl LineSegmentIntersector {
         if world.is_empty() {
             return;
         }
+        // Boxes and corners are measured in the tree's frame; the exact tests' rounding
+        // grows with the absolute coordinates.
+        let frame = world.frame();
         let (min, max) = world.bounds().as_dvec3();
         let scale = min.abs().max(max.abs()).max_element();
+        let absolute = scale + frame.offset();
         // Whole items may hold points and lines, hit within the picking tolerance.
-        let pad =
-            self.tolerance.unwrap_or(0.0) + cull_padding((max - min).length().min(f64::MAX), scale);
-        let filter = SegmentFilter::new(
+        let pad = self.tolerance.unwrap_or(0.0)
+            + cull_padding((max - min).length().min(f64::MAX), absolute);
+        let filter = SegmentFilter::in_frame(
             self.world_start,
             self.world_end - self.world_start,
             pad,
             scale,
+            frame,
         );
         let limit = self.limit;
         let mut walk = Walk {

@@ -38,10 +38,14 @@ impl SphereIntersector {
         if world.is_empty() {
             return;
         }
+        // Boxes and corners are measured in the tree's frame; the exact test's rounding
+        // grows with the absolute coordinates.
+        let frame = world.frame();
         let (min, max) = world.bounds().as_dvec3();
         let scale = min.abs().max(max.abs()).max_element();
-        let pad = cull_padding((max - min).length().min(f64::MAX), scale);
-        let ball = BallCuller::new(self.world_center, self.radius + pad, scale);
+        let pad =
+            cull_padding((max - min).length().min(f64::MAX), scale + frame.offset()) + frame.pad();
+        let ball = BallCuller::new(frame.point(self.world_center), self.radius + pad, scale);
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
         let mut raw = std::mem::take(&mut self.scratch);
         raw.clear();
