@@ -105,6 +105,13 @@ fn world_triangles(scene: &SceneGraph, import: &GltfImport) -> Vec<(Key, [DVec3;
                 .unwrap();
             for &d in drawables {
                 let (_, prim) = import.gltf_primitive(d).unwrap();
+                // The batch format's name, and its numbers, for hits on this drawable.
+                assert_eq!(
+                    import.drawable_name_parts(&path, d),
+                    Some((gltf_node, prim))
+                );
+                let name = format!("n{gltf_node}/p{prim}");
+                assert_eq!(import.drawable_name(&path, d), Some(name));
                 let mut c = Collect {
                     matrix,
                     node: gltf_node,

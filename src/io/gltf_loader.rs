@@ -30,12 +30,12 @@
 //! values. A panic inside a dependency is caught and returned as
 //! [`LoadError::Internal`]. A failed load adds nothing to the target graph.
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use glam::{DMat4, DQuat, DVec3, Vec3};
 use serde_json::Value;
+use slotmap::SecondaryMap;
 
 use super::accessor::{AccessorReader, IndexData};
 use super::LoadError;
@@ -71,9 +71,10 @@ pub struct GltfImport {
     /// Figures about the file.
     pub stats: LoadStats,
     node_ids: Vec<Option<NodeId>>,
-    gltf_node_of: HashMap<NodeId, usize>,
+    /// Slot maps, not hash maps: naming the hits of a big batch looks these up per hit.
+    gltf_node_of: SecondaryMap<NodeId, usize>,
     mesh_geodes: Vec<Option<NodeId>>,
-    primitive_of: HashMap<DrawableId, (usize, usize)>,
+    primitive_of: SecondaryMap<DrawableId, (usize, usize)>,
 }
 
 impl GltfImport {
@@ -85,7 +86,7 @@ impl GltfImport {
 
     /// The glTF node index a graph node was made from.
     pub fn gltf_node_index(&self, id: NodeId) -> Option<usize> {
-        self.gltf_node_of.get(&id).copied()
+        self.gltf_node_of.get(id).copied()
     }
 
     /// The geode made for glTF mesh `index`, when the scene uses that mesh.
@@ -95,19 +96,39 @@ impl GltfImport {
 
     /// `(mesh index, primitive index)` of a drawable made by this import.
     pub fn gltf_primitive(&self, drawable: DrawableId) -> Option<(usize, usize)> {
-        self.primitive_of.get(&drawable).copied()
+        self.primitive_of.get(drawable).copied()
     }
 
     /// The drawable name of the batch query format, `n<node>/p<primitive>`, for a hit on
     /// `drawable` reached along `node_path`: the node is the last glTF node on the path
     /// (the one instancing the mesh).
     pub fn drawable_name(&self, node_path: &[NodeId], drawable: DrawableId) -> Option<String> {
+        let (node, prim) = self.drawable_name_parts(node_path, drawable)?;
+        Some(format!("n{node}/p{prim}"))
+    }
+
+    /// The two numbers of [`drawable_name`](Self::drawable_name), `(node, primitive)`,
+    /// without making the string (a batch keeps these per hit and names them later).
+    ///
+    /// ```no_run
+    /// # let (scene, import) = scene_intersect::io::load_gltf("city.glb")?;
+    /// # let (path, drawable) = (vec![import.root], scene_intersect::graph::DrawableId::default());
+    /// if let Some((node, primitive)) = import.drawable_name_parts(&path, drawable) {
+    ///     assert_eq!(import.drawable_name(&path, drawable), Some(format!("n{node}/p{primitive}")));
+    /// }
+    /// # Ok::<(), scene_intersect::io::LoadError>(())
+    /// ```
+    pub fn drawable_name_parts(
+        &self,
+        node_path: &[NodeId],
+        drawable: DrawableId,
+    ) -> Option<(usize, usize)> {
         let node = node_path
             .iter()
             .rev()
             .find_map(|id| self.gltf_node_index(*id))?;
         let (_, prim) = self.gltf_primitive(drawable)?;
-        Some(format!("n{node}/p{prim}"))
+        Some((node, prim))
     }
 }
 
@@ -312,7 +333,7 @@ impl Plan {
         let root = scene.add_group(self.scene_name.clone());
         added_nodes.push(root);
         let mut mesh_geodes = vec![None; self.meshes.len()];
-        let mut primitive_of = HashMap::new();
+        let mut primitive_of = SecondaryMap::new();
         for (m, mesh) in self.meshes.into_iter().enumerate() {
             let Some(mesh) = mesh else { continue };
             let geode = scene.add_geode(mesh.name.clone());
@@ -326,7 +347,7 @@ impl Plan {
             mesh_geodes[m] = Some(geode);
         }
         let mut node_ids = vec![None; self.nodes.len()];
-        let mut gltf_node_of = HashMap::new();
+        let mut gltf_node_of = SecondaryMap::new();
         for (i, node) in self.nodes.iter().enumerate() {
             if !node.reachable {
                 continue;
