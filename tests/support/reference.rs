@@ -62,11 +62,12 @@ pub type QueryFn =
     fn(&SceneGraph, NodeId, &Query, IntersectionLimit) -> Result<Vec<Hit>, QueryError>;
 
 /// Every code path the properties check: the plain traversal, the accelerated one
-/// (scene index + primitive BVHs) and the parallel batch API.
+/// (scene index + primitive BVHs) and the two parallel batch APIs.
 pub const CODE_PATHS: &[(&str, QueryFn)] = &[
     ("plain visitor", run_query),
     ("accelerated visitor", run_query_accelerated),
     ("parallel batch", run_query_batch),
+    ("mapped batch", run_query_mapped),
 ];
 
 /// Answers `query` with the plain [`IntersectionVisitor`] (no acceleration).
@@ -113,6 +114,65 @@ pub fn run_query_batch(
         *i = first;
         Ok(())
     })
+}
+
+/// Answers `query` through [`IntersectionVisitor::map_batch`], twice, each time after
+/// a different query of the same kind, on one worker: the answers come from one
+/// intersector moved from query to query, as a batch moves it; both must agree.
+pub fn run_query_mapped(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+) -> Result<Vec<Hit>, QueryError> {
+    static ONE_WORKER: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    let pool = ONE_WORKER
+        .get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok())
+        .as_ref()
+        .expect("a one-thread pool");
+    // Queries of the same kind, valid when `query` is, hitting other things.
+    let other = |k: f64| match query {
+        Query::Segment(a, b) => Query::Segment(*b + DVec3::splat(k), *a),
+        Query::Polytope(planes) => Query::Polytope(
+            planes
+                .iter()
+                .map(|p| *p + DVec4::new(0.0, 0.0, 0.0, k))
+                .collect(),
+        ),
+        Query::Sphere(c, r) => Query::Sphere(*c - DVec3::splat(k), r * 0.5 + k),
+    };
+    let batch = [other(1.0), query.clone(), other(-0.5), query.clone()];
+    let make = |q: &Query| -> Result<AnyIntersector, QueryError> {
+        Ok(match q {
+            Query::Segment(a, b) => LineSegmentIntersector::new(*a, *b)?
+                .with_limit(limit)
+                .into(),
+            Query::Polytope(planes) => {
+                let polytope = Polytope::new(planes.iter().copied())?;
+                PolytopeIntersector::new(polytope).with_limit(limit).into()
+            }
+            Query::Sphere(c, r) => SphereIntersector::new(*c, *r)?.with_limit(limit).into(),
+        })
+    };
+    let move_to = |i: &mut AnyIntersector, q: &Query| match (i, q) {
+        (AnyIntersector::LineSegment(i), Query::Segment(a, b)) => i.set_segment(*a, *b),
+        (AnyIntersector::Polytope(i), Query::Polytope(planes)) => {
+            i.set_polytope(Polytope::new(planes.iter().copied())?);
+            Ok(())
+        }
+        (AnyIntersector::Sphere(i), Query::Sphere(c, r)) => i.set_sphere(*c, *r),
+        (i, q) => {
+            *i = make(q)?;
+            Ok(())
+        }
+    };
+    let visitor = IntersectionVisitor::new();
+    let mut answers =
+        pool.install(|| visitor.map_batch(scene, root, &batch, make, move_to, hits_of));
+    let second = answers.pop().expect("four answers")?;
+    let first = answers.swap_remove(1)?;
+    assert_eq!(first, second, "a moved intersector answers as a new one");
+    Ok(second)
 }
 
 /// The hits of an answered intersector, in the reference's form.
