@@ -15,8 +15,9 @@
 //! plus BVH build time against `TriMesh::new`, and 1 vs 2 threads on a 10 000-query
 //! batch. With `BENCH_PEERS=<binary>` (benches/peers), OpenSceneGraph 3.6 and Embree 3
 //! answer the same segments and boxes too, right after ours in the same run. Before
-//! the criterion groups, a ratio table (median of 5 runs of each workload, 9 for the
-//! batches, same process) is printed. Scenes: `../shared/data`
+//! the criterion groups, a ratio table is printed: every workload over the same 4 096
+//! distinct queries for each engine, after a warm-up, the median of 5 samples of at
+//! least 20 ms each (the batches: 9 runs after one untimed), in the same process. Scenes: `../shared/data`
 //! (when present), `data/city.glb`, and the generated cities
 //! `target/bench-cities/city_s3.glb` and `city_s10.glb` when they exist (see
 //! benches/README.md).
@@ -26,7 +27,7 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use glam::{DMat4, DQuat, DVec3, DVec4, Quat, Vec3};
@@ -39,8 +40,16 @@ use scene_intersect::drawable::PrimitiveFunctor;
 use scene_intersect::intersectors::PrimitiveMask;
 use scene_intersect::prelude::*;
 
-/// Queries per workload batch.
+/// Queries per workload batch of the criterion groups and of `BENCH_PROFILE`.
 const BATCH: usize = 256;
+
+/// Distinct queries per workload of the ratio table (the first [`BATCH`] are the
+/// criterion batch's). A batch of 256 run over and over is answered faster and faster
+/// as the branch predictors learn its queries' paths, not as they would meet new
+/// queries, and not alike for every engine: littlest_tokyo's nearest segments took
+/// 0.45 µs a query (ours) and 0.39 µs (parry) that way, 0.70 and 1.03 µs over 10 000
+/// distinct ones. The table times 4 096.
+const TABLE: usize = 4096;
 
 struct Rng(u64);
 impl Rng {
@@ -192,40 +201,49 @@ fn load(path: &Path) -> Option<Bench> {
     }
     // Picking rays: an eye above the scene (up to half its height), looking at a point
     // of it, the segment ending at a far plane 10^6 units away.
-    let picks: Vec<(DVec3, DVec3)> = (0..BATCH)
-        .map(|_| {
-            let mut eye = point(&mut rng);
-            eye.y = hi.y + rng.range(0.1, 0.5) * size.y;
-            let toward = (point(&mut rng) - eye).normalize();
-            (eye, eye + toward * 1e6)
-        })
-        .collect();
+    let pick = |rng: &mut Rng| {
+        let mut eye = point(rng);
+        eye.y = hi.y + rng.range(0.1, 0.5) * size.y;
+        let toward = (point(rng) - eye).normalize();
+        (eye, eye + toward * 1e6)
+    };
+    let picks: Vec<(DVec3, DVec3)> = (0..BATCH).map(|_| pick(&mut rng)).collect();
     // Car- to truck-sized boxes (4-12 m long) near the ground, any heading.
-    let boxes: Vec<(DVec3, DVec3, DQuat)> = (0..BATCH)
-        .map(|_| {
-            let mut c = point(&mut rng);
-            c.y = lo.y + rng.range(0.0, 0.1) * size.y;
-            let half = DVec3::new(
-                rng.range(0.9, 1.3),
-                rng.range(0.7, 1.8),
-                rng.range(2.0, 6.0),
-            );
-            (
-                c,
-                half,
-                DQuat::from_rotation_y(rng.range(0.0, std::f64::consts::TAU)),
-            )
-        })
-        .collect();
-    let box_planes = (boxes.iter())
-        .map(|&(c, half, q)| {
-            let p = Polytope::from_oriented_box(c, half, q).unwrap();
-            p.planes().to_vec()
-        })
-        .collect();
-    let spheres = (0..BATCH)
+    let vehicle_box = |rng: &mut Rng| {
+        let mut c = point(rng);
+        c.y = lo.y + rng.range(0.0, 0.1) * size.y;
+        let half = DVec3::new(
+            rng.range(0.9, 1.3),
+            rng.range(0.7, 1.8),
+            rng.range(2.0, 6.0),
+        );
+        (
+            c,
+            half,
+            DQuat::from_rotation_y(rng.range(0.0, std::f64::consts::TAU)),
+        )
+    };
+    let boxes: Vec<(DVec3, DVec3, DQuat)> = (0..BATCH).map(|_| vehicle_box(&mut rng)).collect();
+    let planes_of = |(c, half, q): (DVec3, DVec3, DQuat)| {
+        let p = Polytope::from_oriented_box(c, half, q).unwrap();
+        p.planes().to_vec()
+    };
+    let box_planes = boxes.iter().map(|&b| planes_of(b)).collect();
+    let mut spheres: Vec<(DVec3, f64)> = (0..BATCH)
         .map(|_| (point(&mut rng), rng.range(0.5, 10.0)))
         .collect();
+    // The ratio table's further queries, made after the criterion batch's so that
+    // those stay as they were.
+    let mut picks = picks;
+    let mut boxes = boxes;
+    let mut box_planes: Vec<Vec<DVec4>> = box_planes;
+    while picks.len() < TABLE {
+        picks.push(pick(&mut rng));
+        let one = vehicle_box(&mut rng);
+        box_planes.push(planes_of(one));
+        boxes.push(one);
+        spheres.push((point(&mut rng), rng.range(0.5, 10.0)));
+    }
     Some(Bench {
         name: path.file_stem()?.to_string_lossy().into_owned(),
         scene,
@@ -288,9 +306,9 @@ fn ours_segments(
     ours_segments_of(&b.segments[..n], b, v, limit)
 }
 
-/// The nearest hits of the picking rays.
-fn ours_picks(b: &Bench, v: &mut IntersectionVisitor) -> usize {
-    ours_segments_of(&b.picks, b, v, IntersectionLimit::Nearest)
+/// The nearest hits of the first `n` picking rays.
+fn ours_picks(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
+    ours_segments_of(&b.picks[..n], b, v, IntersectionLimit::Nearest)
 }
 
 fn ours_segments_of(
@@ -335,8 +353,8 @@ fn parry_segments_nearest(b: &Bench, n: usize) -> usize {
     parry_nearest_of(&b.segments[..n], b)
 }
 
-fn parry_picks(b: &Bench) -> usize {
-    parry_nearest_of(&b.picks, b)
+fn parry_picks(b: &Bench, n: usize) -> usize {
+    parry_nearest_of(&b.picks[..n], b)
 }
 
 fn parry_nearest_of(segments: &[(DVec3, DVec3)], b: &Bench) -> usize {
@@ -349,12 +367,12 @@ fn parry_nearest_of(segments: &[(DVec3, DVec3)], b: &Bench) -> usize {
         .count()
 }
 
-fn ours_boxes(b: &Bench, v: &mut IntersectionVisitor) -> usize {
+fn ours_boxes(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
     let mut hits = 0;
     let (c, half, q) = b.boxes[0];
     let mut i = PolytopeIntersector::new(Polytope::from_oriented_box(c, half, q).unwrap())
         .with_primitive_mask(PrimitiveMask::TRIANGLES);
-    for &(c, half, q) in &b.boxes {
+    for &(c, half, q) in &b.boxes[..n] {
         i.set_polytope(Polytope::from_oriented_box(c, half, q).unwrap());
         v.apply(&b.scene, b.root, &mut i).unwrap();
         hits += i.intersections().len();
@@ -364,11 +382,11 @@ fn ours_boxes(b: &Bench, v: &mut IntersectionVisitor) -> usize {
 
 /// The boxes given as planes (as `examples/query.rs` reads them): `Polytope::new` finds
 /// the box in them.
-fn ours_box_planes(b: &Bench, v: &mut IntersectionVisitor) -> usize {
+fn ours_box_planes(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
     let mut hits = 0;
     let mut i = PolytopeIntersector::new(Polytope::new(b.box_planes[0].iter().copied()).unwrap())
         .with_primitive_mask(PrimitiveMask::TRIANGLES);
-    for planes in &b.box_planes {
+    for planes in &b.box_planes[..n] {
         i.set_polytope(Polytope::new(planes.iter().copied()).unwrap());
         v.apply(&b.scene, b.root, &mut i).unwrap();
         hits += i.intersections().len();
@@ -376,9 +394,9 @@ fn ours_box_planes(b: &Bench, v: &mut IntersectionVisitor) -> usize {
     hits
 }
 
-fn parry_boxes(b: &Bench) -> usize {
+fn parry_boxes(b: &Bench, n: usize) -> usize {
     let mut hits = 0;
-    for &(c, half, q) in &b.boxes {
+    for &(c, half, q) in &b.boxes[..n] {
         let cuboid = Cuboid::new(half.as_vec3());
         let pose = Pose::from_parts(c.as_vec3(), q.as_quat());
         let aabb = cuboid.aabb(&pose);
@@ -394,13 +412,13 @@ fn parry_boxes(b: &Bench) -> usize {
     hits
 }
 
-fn ours_spheres(b: &Bench, v: &mut IntersectionVisitor) -> usize {
+fn ours_spheres(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
     let mut hits = 0;
     let (c, r) = b.spheres[0];
     let mut i = SphereIntersector::new(c, r)
         .unwrap()
         .with_primitive_mask(PrimitiveMask::TRIANGLES);
-    for &(c, r) in &b.spheres {
+    for &(c, r) in &b.spheres[..n] {
         i.set_sphere(c, r).unwrap();
         v.apply(&b.scene, b.root, &mut i).unwrap();
         hits += i.intersections().len();
@@ -408,9 +426,9 @@ fn ours_spheres(b: &Bench, v: &mut IntersectionVisitor) -> usize {
     hits
 }
 
-fn parry_spheres(b: &Bench) -> usize {
+fn parry_spheres(b: &Bench, n: usize) -> usize {
     let mut hits = 0;
-    for &(c, r) in &b.spheres {
+    for &(c, r) in &b.spheres[..n] {
         let ball = Ball::new(r as f32);
         let pose = Pose::from_parts(c.as_vec3(), Quat::IDENTITY);
         let aabb = ParryAabb::new(
@@ -474,11 +492,14 @@ fn ours_batch_ms(b: &Bench, threads: usize) -> (f64, usize) {
     let v = IntersectionVisitor::new();
     let mut times = Vec::new();
     let mut answer = 0;
-    for _ in 0..9 {
+    // One untimed run first, to warm the pool's threads and the caches.
+    for run in 0..10 {
         let mut queries = batch_queries(b);
         let t = Instant::now();
         pool.install(|| v.apply_batch(&b.scene, b.root, &mut queries));
-        times.push(t.elapsed().as_secs_f64() * 1e3);
+        if run > 0 {
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
         answer = queries.iter().map(|q| q.intersections().len()).sum();
     }
     times.sort_by(f64::total_cmp);
@@ -496,7 +517,8 @@ fn ours_mapped_batch_ms(b: &Bench, threads: usize) -> (f64, usize) {
     let v = IntersectionVisitor::new();
     let mut times = Vec::new();
     let mut answer = 0;
-    for _ in 0..9 {
+    // One untimed run first, as for `apply_batch`.
+    for run in 0..10 {
         let t = Instant::now();
         let nearest = pool.install(|| {
             v.map_batch(
@@ -511,7 +533,9 @@ fn ours_mapped_batch_ms(b: &Bench, threads: usize) -> (f64, usize) {
                 |i| i.first_intersection().map(|hit| hit.ratio),
             )
         });
-        times.push(t.elapsed().as_secs_f64() * 1e3);
+        if run > 0 {
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
         answer = nearest.iter().filter(|r| matches!(r, Ok(Some(_)))).count();
     }
     times.sort_by(f64::total_cmp);
@@ -520,14 +544,30 @@ fn ours_mapped_batch_ms(b: &Bench, threads: usize) -> (f64, usize) {
 
 // ----- the ratio table -------------------------------------------------------------
 
-/// Median wall time of 5 runs, in milliseconds, and the workload's answer count.
+/// How long each timed sample of the ratio table runs its workload, at least.
+const SAMPLE: Duration = Duration::from_millis(20);
+
+/// Median wall time of one run of `f`, in milliseconds, over 5 samples, and the
+/// workload's answer count. A batch of 256 queries takes well under a millisecond, and
+/// timed once it is timed while the caches, branch predictors and clock are still
+/// warming to it: five single runs in a row fell from 0.32 to 0.15 ms, and the run
+/// order alone moved parry's boxes from 0.16 to 0.12 ms between two rows of one table.
+/// So `f` first runs for one sample's time untimed, then each sample repeats it for
+/// at least [`SAMPLE`] (a slow workload, such as the plain traversal, once).
 fn median_ms(mut f: impl FnMut() -> usize) -> (f64, usize) {
-    let mut times = Vec::new();
     let mut answer = 0;
-    for _ in 0..5 {
-        let t = Instant::now();
+    let warm = Instant::now();
+    while warm.elapsed() < SAMPLE {
         answer = std::hint::black_box(f());
-        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let (t, mut runs) = (Instant::now(), 0u32);
+        while runs == 0 || t.elapsed() < SAMPLE {
+            answer = std::hint::black_box(f());
+            runs += 1;
+        }
+        times.push(t.elapsed().as_secs_f64() * 1e3 / f64::from(runs));
     }
     times.sort_by(f64::total_cmp);
     (times[2], answer)
@@ -546,13 +586,18 @@ fn ratio_line(scene: &str, what: &str, ours: (f64, usize), other_name: &str, oth
 
 fn print_ratios(benches: &[Bench]) {
     println!(
-        "\n== side-by-side, median of 5, {BATCH} queries per workload (threads: 10 000, median of 9) =="
+        "\n== side-by-side: {TABLE} distinct queries per workload, after a warm-up, median of 5 samples of >= {} ms (threads: 10 000, median of 9) ==",
+        SAMPLE.as_millis()
     );
     for b in benches {
         let mut v = IntersectionVisitor::new();
         let mut plain = IntersectionVisitor::new();
         plain.set_use_acceleration(false);
-        let n = BATCH;
+        let n = TABLE;
+        // The plain traversal is slow on big scenes: it answers a sixty-fourth of the
+        // queries, and its time is scaled up.
+        let few = TABLE / 64;
+        let scaled = |(t, hits): (f64, usize)| (t * (n / few) as f64, hits);
         let all = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::None, n));
         ratio_line(
             &b.name,
@@ -561,15 +606,14 @@ fn print_ratios(benches: &[Bench]) {
             "parry",
             median_ms(|| parry_segments_all(b, n)),
         );
-        // The plain traversal is slow on big scenes: time a quarter of the batch, scale up.
-        let quarter = n / 4;
-        let (t, h) = median_ms(|| ours_segments(b, &mut plain, IntersectionLimit::None, quarter));
         ratio_line(
             &b.name,
-            "segs all (plain, 1/4x4)",
+            "segs all (plain, 1/64)",
             all,
             "plain",
-            (t * 4.0, h),
+            scaled(median_ms(|| {
+                ours_segments(b, &mut plain, IntersectionLimit::None, few)
+            })),
         );
         let nearest = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::Nearest, n));
         ratio_line(
@@ -582,39 +626,39 @@ fn print_ratios(benches: &[Bench]) {
         ratio_line(
             &b.name,
             "picking rays to 1e6",
-            median_ms(|| ours_picks(b, &mut v)),
+            median_ms(|| ours_picks(b, &mut v, n)),
             "parry",
-            median_ms(|| parry_picks(b)),
+            median_ms(|| parry_picks(b, n)),
         );
-        let boxes = median_ms(|| ours_boxes(b, &mut v));
+        let boxes = median_ms(|| ours_boxes(b, &mut v, n));
         ratio_line(
             &b.name,
             "boxes (6 planes)",
             boxes,
             "parry",
-            median_ms(|| parry_boxes(b)),
+            median_ms(|| parry_boxes(b, n)),
         );
         ratio_line(
             &b.name,
             "boxes given as planes",
-            median_ms(|| ours_box_planes(b, &mut v)),
+            median_ms(|| ours_box_planes(b, &mut v, n)),
             "parry",
-            median_ms(|| parry_boxes(b)),
+            median_ms(|| parry_boxes(b, n)),
         );
         ratio_line(
             &b.name,
-            "boxes (plain)",
+            "boxes (plain, 1/64)",
             boxes,
             "plain",
-            median_ms(|| ours_boxes(b, &mut plain)),
+            scaled(median_ms(|| ours_boxes(b, &mut plain, few))),
         );
-        let spheres = median_ms(|| ours_spheres(b, &mut v));
+        let spheres = median_ms(|| ours_spheres(b, &mut v, n));
         ratio_line(
             &b.name,
             "spheres",
             spheres,
             "parry",
-            median_ms(|| parry_spheres(b)),
+            median_ms(|| parry_spheres(b, n)),
         );
         let build = median_ms(|| ours_build(b));
         ratio_line(
@@ -658,8 +702,8 @@ fn print_ratios(benches: &[Bench]) {
     let per_query = |name: &str| {
         benches.iter().find(|b| b.name == name).map(|b| {
             let mut v = IntersectionVisitor::new();
-            let (t, _) = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::Nearest, BATCH));
-            (t / BATCH as f64, b.parry_indices.len())
+            let (t, _) = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::Nearest, TABLE));
+            (t / TABLE as f64, b.parry_indices.len())
         })
     };
     if let (Some(small), Some(big)) = (per_query("city_s3"), per_query("city_s10")) {
@@ -677,9 +721,9 @@ fn print_ratios(benches: &[Bench]) {
 
 // ----- the C++ peers: OpenSceneGraph and Embree ----------------------------------------
 
-/// Writes the scene's flattened triangles, its meshes and the first [`BATCH`] segments
-/// and boxes (as the planes our `Polytope` holds) in the format benches/peers/peers.cpp
-/// reads.
+/// Writes the scene's flattened triangles, its meshes and the ratio table's [`TABLE`]
+/// segments and boxes (as the planes our `Polytope` holds) in the format
+/// benches/peers/peers.cpp reads.
 fn write_peer_workload(b: &Bench, path: &Path) -> std::io::Result<()> {
     fn u32_of(n: usize) -> [u8; 4] {
         u32::try_from(n)
@@ -714,8 +758,8 @@ fn write_peer_workload(b: &Bench, path: &Path) -> std::io::Result<()> {
             out.extend_from_slice(&x.to_le_bytes());
         }
     };
-    out.extend_from_slice(&u32_of(BATCH));
-    for (s, e) in &b.segments[..BATCH] {
+    out.extend_from_slice(&u32_of(TABLE));
+    for (s, e) in &b.segments[..TABLE] {
         f64s(&mut out, &s.to_array());
         f64s(&mut out, &e.to_array());
     }
@@ -804,29 +848,36 @@ fn run_peers(
 fn profile_only(benches: &[Bench], spec: &str) {
     let (what, repeats) = spec.split_once(':').unwrap_or((spec, "200"));
     let repeats: usize = repeats.parse().unwrap_or(200);
+    // BENCH_QUERIES=<n>: that many distinct queries per repeat (default: the criterion
+    // batch; the ratio table's count is TABLE).
+    let n = std::env::var("BENCH_QUERIES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(BATCH)
+        .clamp(1, TABLE);
     for b in benches {
         let mut v = IntersectionVisitor::new();
         let t = Instant::now();
         let mut answers = 0;
         for _ in 0..repeats {
             answers += match what {
-                "all" => ours_segments(b, &mut v, IntersectionLimit::None, BATCH),
+                "all" => ours_segments(b, &mut v, IntersectionLimit::None, n),
                 "build" => ours_build(b),
                 "parry_build" => parry_build(b),
-                "nearest" => ours_segments(b, &mut v, IntersectionLimit::Nearest, BATCH),
-                "picks" => ours_picks(b, &mut v),
-                "parry_picks" => parry_picks(b),
-                "boxes" => ours_boxes(b, &mut v),
-                "box_planes" => ours_box_planes(b, &mut v),
-                "spheres" => ours_spheres(b, &mut v),
-                "parry_all" => parry_segments_all(b, BATCH),
-                "parry_nearest" => parry_segments_nearest(b, BATCH),
-                "parry_boxes" => parry_boxes(b),
-                "parry_spheres" => parry_spheres(b),
+                "nearest" => ours_segments(b, &mut v, IntersectionLimit::Nearest, n),
+                "picks" => ours_picks(b, &mut v, n),
+                "parry_picks" => parry_picks(b, n),
+                "boxes" => ours_boxes(b, &mut v, n),
+                "box_planes" => ours_box_planes(b, &mut v, n),
+                "spheres" => ours_spheres(b, &mut v, n),
+                "parry_all" => parry_segments_all(b, n),
+                "parry_nearest" => parry_segments_nearest(b, n),
+                "parry_boxes" => parry_boxes(b, n),
+                "parry_spheres" => parry_spheres(b, n),
                 other => panic!("BENCH_PROFILE: unknown workload {other}"),
             };
         }
-        let per_query = t.elapsed().as_secs_f64() * 1e6 / (repeats * BATCH) as f64;
+        let per_query = t.elapsed().as_secs_f64() * 1e6 / (repeats * n) as f64;
         println!(
             "profile {:>16} {what}: {per_query:.3} us per query, {answers} answers",
             b.name
@@ -860,16 +911,16 @@ fn bench_all(c: &mut Criterion) {
             x.iter(|| parry_segments_nearest(b, BATCH))
         });
         group.bench_function(BenchmarkId::new("boxes", "ours"), |x| {
-            x.iter(|| ours_boxes(b, &mut v))
+            x.iter(|| ours_boxes(b, &mut v, BATCH))
         });
         group.bench_function(BenchmarkId::new("boxes", "parry"), |x| {
-            x.iter(|| parry_boxes(b))
+            x.iter(|| parry_boxes(b, BATCH))
         });
         group.bench_function(BenchmarkId::new("spheres", "ours"), |x| {
-            x.iter(|| ours_spheres(b, &mut v))
+            x.iter(|| ours_spheres(b, &mut v, BATCH))
         });
         group.bench_function(BenchmarkId::new("spheres", "parry"), |x| {
-            x.iter(|| parry_spheres(b))
+            x.iter(|| parry_spheres(b, BATCH))
         });
         group.bench_function(BenchmarkId::new("build", "ours"), |x| {
             x.iter(|| ours_build(b))
