@@ -27,6 +27,11 @@ const TIGHT_BOUNDS_SLACK: f64 = 4.0;
 /// thousands of times more.
 const SKEW: f64 = 1e-13;
 
+/// How far from 1 a normal's squared length may be for it to count as a unit normal:
+/// twice the 8 units of `2^-53` a box's own normals (a rotation's columns) are allowed
+/// in length, and the rounding of the squared length itself.
+const UNIT_LENGTH_SQUARED: f64 = 20.0 * f64::EPSILON;
+
 /// A box found among planes: its bounds, and whether the planes' normals were of unit
 /// length already (to a few units of rounding), so that queries need not normalize
 /// them.
@@ -77,21 +82,29 @@ pub(super) fn box_of_planes(planes: &[DVec4]) -> Option<PlaneBox> {
     if planes.len() != 6 {
         return None;
     }
-    // Unit normals and their offsets (one division per plane: this runs for every
-    // polytope made from six planes).
+    // Unit normals and their offsets. This runs for every polytope made from six
+    // planes, most often a box's with unit normals already: those are taken as they are,
+    // and the others pay a square root and a division each (long-latency operations
+    // that cost more time than their count of instructions says).
     let mut normals = [DVec3::ZERO; 6];
     let mut offsets = [0.0; 6];
     let mut unit_normals = true;
     for (k, p) in planes.iter().enumerate() {
-        let length = p.truncate().length();
+        let normal = p.truncate();
+        let length_squared = normal.length_squared();
         // (Comparisons, not `is_finite`: this is six of them per query.)
-        if !(length > 0.0 && length < f64::INFINITY) {
+        if !(length_squared > 0.0 && length_squared < f64::INFINITY) {
             return None;
         }
-        unit_normals &= (length - 1.0).abs() <= 8.0 * f64::EPSILON;
-        let scale = length.recip();
-        normals[k] = p.truncate() * scale;
-        offsets[k] = p.w * scale;
+        if (length_squared - 1.0).abs() <= UNIT_LENGTH_SQUARED {
+            normals[k] = normal;
+            offsets[k] = p.w;
+        } else {
+            unit_normals = false;
+            let scale = length_squared.sqrt().recip();
+            normals[k] = normal * scale;
+            offsets[k] = p.w * scale;
+        }
     }
     let opposite = |i: usize, j: usize| (normals[i] + normals[j]).length_squared() <= SKEW * SKEW;
     // Faces usually come in pairs (a box's own order); else any order.

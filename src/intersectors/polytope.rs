@@ -62,12 +62,14 @@ impl Polytope {
                 return Err(QueryError::NonFinite("polytope plane"));
             }
             // The length, not the vector: a subnormal normal's length underflows to 0
-            // and a huge one's overflows, and every later use normalizes by it.
-            let length = p.truncate().length();
-            if length == 0.0 {
+            // and a huge one's overflows, and every later use normalizes by it. (The
+            // squared length tells both, as the length is its square root: no square
+            // root is taken here.)
+            let length_squared = p.truncate().length_squared();
+            if length_squared == 0.0 {
                 return Err(QueryError::ZeroNormal(i));
             }
-            if !length.is_finite() {
+            if !length_squared.is_finite() {
                 return Err(QueryError::NonFinite("polytope plane normal length"));
             }
         }
