@@ -138,33 +138,26 @@ impl PolytopeIntersector {
         context.forget_slots();
         let world = context.index().world();
         // The planes for the leaves' triangles, and for the tree's boxes when those are
-        // tested against them: then made now, else when the walk first reaches a leaf,
-        // from a copy of the planes (the walk lends `self` to the instances it visits
-        // whole).
+        // tested against them: then made now, else when the walk first reaches a leaf.
         let (culler, later) = match self.world_culler_for(world) {
             WorldCuller::Nothing => return true,
             WorldCuller::Unusable => return false,
             WorldCuller::Planes(culler) => (OnceCell::from(Some(culler)), None),
-            WorldCuller::ForLeaves { pad, scale } => (
-                OnceCell::new(),
-                Some((
-                    // Inline, as the intersector keeps them (no allocation for a few).
-                    SmallVec::<[DVec4; 8]>::from_slice(&self.planes_in(world.frame())),
-                    pad,
-                    scale,
-                )),
-            ),
+            WorldCuller::ForLeaves { pad, scale } => (OnceCell::new(), Some((pad, scale))),
         };
         let boxes_meet_planes = later.is_none();
+        let mut raw = std::mem::take(&mut self.scratch_hits);
+        let mut points = std::mem::take(&mut self.scratch_points);
+        let this = &*self;
         let culler = || {
-            let make =
-                || (later.as_ref()).and_then(|(p, pad, scale)| PlaneCuller::new(p, *pad, *scale));
+            let make = || {
+                let (pad, scale) = later?;
+                PlaneCuller::new(&this.planes_in(world.frame()), pad, scale)
+            };
             culler.get_or_init(make).as_ref()
         };
         let query_bounds = self.bounds_in(world.frame());
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
-        let mut raw = std::mem::take(&mut self.scratch_hits);
-        let mut points = std::mem::take(&mut self.scratch_points);
         raw.clear();
         points.clear();
         // Per raw hit, the slot of its instance.
@@ -173,6 +166,9 @@ impl PolytopeIntersector {
         let stop_at_first = self.limit == IntersectionLimit::One;
         let mut functor =
             PolytopeFunctor::without_planes(self.primitive_mask, &mut raw, &mut points);
+        // Whole items met, visited once the walk is over (each visit takes the whole
+        // intersector, which the walk's own tests only read meanwhile).
+        let mut wholes: SmallVec<[u32; 8]> = SmallVec::new();
         // The slot whose planes the functor clips by.
         let mut planes_of = usize::MAX;
         world.walk_depth_first(
@@ -215,7 +211,7 @@ impl PolytopeIntersector {
                                 Some(slot) => slot as usize,
                                 None => {
                                     let slot = met.len();
-                                    met.push(self.meet(context, instance));
+                                    met.push(this.meet(context, instance));
                                     context.set_slot(instance, slot as u32);
                                     slot
                                 }
@@ -238,8 +234,8 @@ impl PolytopeIntersector {
                     true
                 }
                 WorldChild::Whole(k) => {
-                    context.visit_whole(self, k);
-                    !self.reached_limit()
+                    wholes.push(k);
+                    true
                 }
                 _ => true,
             },
@@ -265,6 +261,12 @@ impl PolytopeIntersector {
         }
         self.scratch_hits = raw;
         self.scratch_points = points;
+        for k in wholes {
+            if self.reached_limit() {
+                break;
+            }
+            context.visit_whole(self, k);
+        }
         true
     }
 
