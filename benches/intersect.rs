@@ -478,47 +478,53 @@ fn batch_queries(b: &Bench) -> Vec<LineSegmentIntersector> {
         .collect()
 }
 
-/// Median wall time of `apply_batch` on `threads` threads, over 9 runs, in
-/// milliseconds, and the answer count. Only the batch call is timed: the thread pool is
-/// built once and the intersectors are made before the clock starts and dropped after
-/// it stops (both are the caller's work, serial, and would cap any speed-up by Amdahl's
-/// law). Nine runs, not five: a batch of a small scene takes a few milliseconds, which
-/// one preemption of the shared machine can double.
-fn ours_batch_ms(b: &Bench, threads: usize) -> (f64, usize) {
+/// The median time of `run` on a pool of `threads` threads, over 9 timed runs after one
+/// untimed (which warms the pool's threads and the caches), in milliseconds, and the
+/// answer count: `run` times one batch itself and gives its milliseconds and answers.
+/// Nine runs, not five: a batch of a small scene takes a few milliseconds, which one
+/// preemption of the shared machine can double.
+fn median_of_batches(
+    threads: usize,
+    mut run: impl FnMut(&rayon::ThreadPool) -> (f64, usize),
+) -> (f64, usize) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
-    let v = IntersectionVisitor::new();
     let mut times = Vec::new();
     let mut answer = 0;
-    // One untimed run first, to warm the pool's threads and the caches.
-    for run in 0..10 {
-        let mut queries = batch_queries(b);
-        let t = Instant::now();
-        pool.install(|| v.apply_batch(&b.scene, b.root, &mut queries));
-        if run > 0 {
-            times.push(t.elapsed().as_secs_f64() * 1e3);
+    for k in 0..10 {
+        let (ms, answers) = run(&pool);
+        if k > 0 {
+            times.push(ms);
         }
-        answer = queries.iter().map(|q| q.intersections().len()).sum();
+        answer = answers;
     }
     times.sort_by(f64::total_cmp);
     (times[times.len() / 2], answer)
+}
+
+/// Median wall time of `apply_batch` on `threads` threads (see [`median_of_batches`]),
+/// and the answer count. Only the batch call is timed: the intersectors are made before
+/// the clock starts and dropped after it stops (the caller's work, serial, which would
+/// cap any speed-up by Amdahl's law).
+fn ours_batch_ms(b: &Bench, threads: usize) -> (f64, usize) {
+    let v = IntersectionVisitor::new();
+    median_of_batches(threads, |pool| {
+        let mut queries = batch_queries(b);
+        let t = Instant::now();
+        pool.install(|| v.apply_batch(&b.scene, b.root, &mut queries));
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        (ms, queries.iter().map(|q| q.intersections().len()).sum())
+    })
 }
 
 /// [`ours_batch_ms`] for `map_batch`: the same 10 000 nearest segments, one intersector
 /// per worker moved from query to query, keeping each nearest ratio. Everything is
 /// inside the clock here (the intersectors are the batch's own).
 fn ours_mapped_batch_ms(b: &Bench, threads: usize) -> (f64, usize) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
     let v = IntersectionVisitor::new();
-    let mut times = Vec::new();
-    let mut answer = 0;
-    // One untimed run first, as for `apply_batch`.
-    for run in 0..10 {
+    median_of_batches(threads, |pool| {
         let t = Instant::now();
         let nearest = pool.install(|| {
             v.map_batch(
@@ -533,13 +539,12 @@ fn ours_mapped_batch_ms(b: &Bench, threads: usize) -> (f64, usize) {
                 |i| i.first_intersection().map(|hit| hit.ratio),
             )
         });
-        if run > 0 {
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-        answer = nearest.iter().filter(|r| matches!(r, Ok(Some(_)))).count();
-    }
-    times.sort_by(f64::total_cmp);
-    (times[times.len() / 2], answer)
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        (
+            ms,
+            nearest.iter().filter(|r| matches!(r, Ok(Some(_)))).count(),
+        )
+    })
 }
 
 // ----- the ratio table -------------------------------------------------------------
