@@ -674,26 +674,22 @@ fn print_ratios(benches: &[Bench]) {
             median_ms(|| parry_build(b)),
         );
         run_peers(b, all, nearest, boxes, build);
-        let one = ours_batch_ms(b, 1);
-        let two = ours_batch_ms(b, 2);
-        println!(
-            "ratio {:>16} {:<22} 1 thread {:>9.3} ms  2 threads {:>9.3} ms  speed-up {:>6.2}x",
-            b.name,
-            "batch nearest 10k",
-            one.0,
-            two.0,
-            one.0 / two.0
-        );
-        let one = ours_mapped_batch_ms(b, 1);
-        let two = ours_mapped_batch_ms(b, 2);
-        println!(
-            "ratio {:>16} {:<22} 1 thread {:>9.3} ms  2 threads {:>9.3} ms  speed-up {:>6.2}x",
-            b.name,
-            "mapped batch 10k",
-            one.0,
-            two.0,
-            one.0 / two.0
-        );
+        for (what, batch) in [
+            (
+                "batch nearest 10k",
+                ours_batch_ms as fn(&Bench, usize) -> (f64, usize),
+            ),
+            ("mapped batch 10k", ours_mapped_batch_ms),
+        ] {
+            let (one, two) = (batch(b, 1), batch(b, 2));
+            println!(
+                "ratio {:>16} {what:<22} 1 thread {:>9.3} ms  2 threads {:>9.3} ms  speed-up {:>6.2}x",
+                b.name,
+                one.0,
+                two.0,
+                one.0 / two.0
+            );
+        }
         let (bytes, _) = b.scene.acceleration_memory();
         let triangles = b.parry_indices.len();
         println!(
