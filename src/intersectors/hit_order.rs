@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use crate::accel::Aabb;
+use crate::accel::{Aabb, WorldBvh};
 use crate::bounding::BoundingBox;
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::IntersectionLimit;
@@ -185,6 +185,20 @@ pub(crate) fn padded_box(bound: &Aabb) -> (BoundingBox, f64) {
         bound.min.abs().max(bound.max.abs()).max_element(),
     );
     (bound, pad)
+}
+
+/// The margins a walk of `world` culls its boxes with: `(pad, scale)`, the
+/// [`cull_padding`] of the tree's box (measured with its frame's offset, since the exact
+/// tests' rounding grows with the absolute coordinates) and the largest magnitude of
+/// the tree's own coordinates.
+pub(crate) fn world_tree_padding(world: &WorldBvh) -> (f64, f64) {
+    let (min, max) = world.bounds().as_dvec3();
+    let scale = min.abs().max(max.abs()).max_element();
+    let pad = cull_padding(
+        (max - min).length().min(f64::MAX),
+        scale + world.frame().offset(),
+    );
+    (pad, scale)
 }
 
 /// A tiny outward padding for bound culling, so a primitive lying exactly on its

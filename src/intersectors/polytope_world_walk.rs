@@ -17,7 +17,7 @@ use std::cell::OnceCell;
 use glam::{DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::cull_padding;
+use super::hit_order::world_tree_padding;
 use super::polytope_intersector::{PolytopeFunctor, RawHit};
 use super::slot_runs::positions_by_slot;
 use super::{PolytopeIntersector, PrimitiveMask};
@@ -91,10 +91,8 @@ impl PolytopeIntersector {
         // The tree's boxes are measured in its frame; the exact clipping's rounding
         // grows with the absolute coordinates.
         let frame = world.frame();
-        let (min, max) = bounds.as_dvec3();
-        let scale = min.abs().max(max.abs()).max_element();
-        let pad =
-            cull_padding((max - min).length().min(f64::MAX), scale + frame.offset()) + frame.pad();
+        let (pad, scale) = world_tree_padding(world);
+        let pad = pad + frame.pad();
         if self.world_bounds.is_some() && self.polytope().has_tight_bounds() {
             return WorldCuller::ForLeaves { pad, scale };
         }

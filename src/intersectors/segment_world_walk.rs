@@ -18,7 +18,7 @@
 use glam::{DVec3, Vec3, Vec4};
 use smallvec::SmallVec;
 
-use super::hit_order::cull_padding;
+use super::hit_order::world_tree_padding;
 use super::segment_hit_store::{compare_across, PendingHit};
 use super::{intersect_segment_triangle_up_to, LineSegmentIntersector, PrimitiveKind};
 use crate::accel::{
@@ -77,12 +77,9 @@ impl LineSegmentIntersector {
         // Boxes and corners are measured in the tree's frame; the exact tests' rounding
         // grows with the absolute coordinates.
         let frame = world.frame();
-        let (min, max) = world.bounds().as_dvec3();
-        let scale = min.abs().max(max.abs()).max_element();
-        let absolute = scale + frame.offset();
+        let (pad, scale) = world_tree_padding(world);
         // Whole items may hold points and lines, hit within the picking tolerance.
-        let pad = self.tolerance.unwrap_or(0.0)
-            + cull_padding((max - min).length().min(f64::MAX), absolute);
+        let pad = self.tolerance.unwrap_or(0.0) + pad;
         let filter = SegmentFilter::in_frame(
             self.world_start,
             self.world_end - self.world_start,

@@ -14,7 +14,7 @@
 use glam::{DMat4, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{cull_padding, reserve_room, sort_keyed};
+use super::hit_order::{reserve_room, sort_keyed, world_tree_padding};
 use super::slot_runs::positions_by_slot;
 use super::sphere::{keyed_by_distance, sphere_hit, RawHit, SphereFunctor};
 use super::{PrimitiveMask, SphereIntersector};
@@ -41,10 +41,8 @@ impl SphereIntersector {
         // Boxes and corners are measured in the tree's frame; the exact test's rounding
         // grows with the absolute coordinates.
         let frame = world.frame();
-        let (min, max) = world.bounds().as_dvec3();
-        let scale = min.abs().max(max.abs()).max_element();
-        let pad =
-            cull_padding((max - min).length().min(f64::MAX), scale + frame.offset()) + frame.pad();
+        let (pad, scale) = world_tree_padding(world);
+        let pad = pad + frame.pad();
         let ball = BallCuller::new(frame.point(self.world_center), self.radius + pad, scale);
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
         let mut raw = std::mem::take(&mut self.scratch);
