@@ -197,20 +197,20 @@ fn answer_all(
     let mut answers: Vec<Option<Result<Answer, QueryError>>> =
         queries.iter().map(|_| None).collect();
     let named = |path: &[NodeId], drawable| import.drawable_name_parts(path, drawable);
-    let root = import.root;
-
-    let segments: Vec<(usize, DVec3, DVec3)> = (queries.iter().enumerate())
-        .filter_map(|(q, query)| match query {
-            Query::Segment(a, b) => Some((q, *a, *b)),
-            _ => None,
-        })
-        .collect();
-    let found = visitor.map_batch(
+    let batch = Batch {
+        visitor,
         scene,
-        root,
-        &segments,
-        |&(_, start, end)| LineSegmentIntersector::new(start, end),
-        |picker, &(_, start, end)| picker.set_segment(start, end),
+        root: import.root,
+        queries,
+    };
+    batch.answer(
+        &mut answers,
+        |query| match query {
+            Query::Segment(a, b) => Some((*a, *b)),
+            _ => None,
+        },
+        |&(start, end)| LineSegmentIntersector::new(start, end),
+        |picker, &(start, end)| picker.set_segment(start, end),
         |answered| {
             let hits = answered.intersections().iter();
             let triangles = hits.filter(|h| h.primitive_kind == PrimitiveKind::Triangle);
@@ -226,69 +226,76 @@ fn answer_all(
             )
         },
     );
-    for (&(q, ..), answer) in segments.iter().zip(found) {
-        answers[q] = Some(answer);
-    }
-
-    let polytopes: Vec<(usize, &[DVec4])> = (queries.iter().enumerate())
-        .filter_map(|(q, query)| match query {
-            Query::Polytope(planes) => Some((q, planes.as_slice())),
+    batch.answer(
+        &mut answers,
+        |query| match query {
+            Query::Polytope(planes) => Some(planes.as_slice()),
             _ => None,
-        })
-        .collect();
-    let found = visitor.map_batch(
-        scene,
-        root,
-        &polytopes,
-        |&(_, planes)| {
+        },
+        |planes| {
             let polytope = Polytope::new(planes.iter().copied())?;
             Ok(PolytopeIntersector::new(polytope).with_primitive_mask(PrimitiveMask::TRIANGLES))
         },
-        |query, &(_, planes)| {
+        |query, planes| {
             query.set_polytope(Polytope::new(planes.iter().copied())?);
             Ok(())
         },
         |answered| {
             let hits = answered.intersections().iter();
-            Answer::Set(
-                "poly",
-                hits.map(|h| (named(&h.node_path, h.drawable), h.primitive_index))
-                    .collect(),
-            )
+            let triangles = hits.map(|h| (named(&h.node_path, h.drawable), h.primitive_index));
+            Answer::Set("poly", triangles.collect())
         },
     );
-    for (&(q, _), answer) in polytopes.iter().zip(found) {
-        answers[q] = Some(answer);
-    }
-
-    let spheres: Vec<(usize, DVec3, f64)> = (queries.iter().enumerate())
-        .filter_map(|(q, query)| match query {
-            Query::Sphere(c, r) => Some((q, *c, *r)),
+    batch.answer(
+        &mut answers,
+        |query| match query {
+            Query::Sphere(c, r) => Some((*c, *r)),
             _ => None,
-        })
-        .collect();
-    let found = visitor.map_batch(
-        scene,
-        root,
-        &spheres,
-        |&(_, center, radius)| {
+        },
+        |&(center, radius)| {
             let ball = SphereIntersector::new(center, radius)?;
             Ok(ball.with_primitive_mask(PrimitiveMask::TRIANGLES))
         },
-        |ball, &(_, center, radius)| ball.set_sphere(center, radius),
+        |ball, &(center, radius)| ball.set_sphere(center, radius),
         |answered| {
             let hits = answered.intersections().iter();
-            Answer::Set(
-                "sphere",
-                hits.map(|h| (named(&h.node_path, h.drawable), h.primitive_index))
-                    .collect(),
-            )
+            let triangles = hits.map(|h| (named(&h.node_path, h.drawable), h.primitive_index));
+            Answer::Set("sphere", triangles.collect())
         },
     );
-    for (&(q, ..), answer) in spheres.iter().zip(found) {
-        answers[q] = Some(answer);
-    }
     answers
+}
+
+/// What every kind of query is answered against.
+struct Batch<'a> {
+    visitor: &'a IntersectionVisitor,
+    scene: &'a SceneGraph,
+    root: NodeId,
+    queries: &'a [Query],
+}
+
+impl<'a> Batch<'a> {
+    /// Answers the queries `pick` takes (one kind) through
+    /// [`IntersectionVisitor::map_batch`] with `make`, `move_to` and `keep`, and puts each
+    /// answer at its query's place in `answers`.
+    fn answer<K: Sync, I: Intersector + Send>(
+        &self,
+        answers: &mut [Option<Result<Answer, QueryError>>],
+        pick: impl Fn(&'a Query) -> Option<K>,
+        make: impl Fn(&K) -> Result<I, QueryError> + Sync,
+        move_to: impl Fn(&mut I, &K) -> Result<(), QueryError> + Sync,
+        keep: impl Fn(&I) -> Answer + Sync,
+    ) {
+        let (places, picked): (Vec<usize>, Vec<K>) = (self.queries.iter().enumerate())
+            .filter_map(|(q, query)| Some((q, pick(query)?)))
+            .unzip();
+        let found = self
+            .visitor
+            .map_batch(self.scene, self.root, &picked, make, move_to, keep);
+        for (q, answer) in places.into_iter().zip(found) {
+            answers[q] = Some(answer);
+        }
+    }
 }
 
 fn error_line(q: usize, message: &str) -> String {
