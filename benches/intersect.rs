@@ -453,8 +453,14 @@ fn parry_spheres(b: &Bench, n: usize) -> usize {
 fn ours_build(b: &Bench) -> usize {
     let index = SceneIndex::build(&b.scene, b.root);
     let whole_primitives: usize = (index.whole_drawables().iter())
-        .filter_map(|&d| b.scene.drawable(d)?.as_geometry())
-        .filter_map(PrimitiveBvh::build)
+        .filter_map(|&d| {
+            let geometry = b.scene.drawable(d)?.as_geometry()?;
+            if b.scene.is_instanced(d) {
+                PrimitiveBvh::build_instanced(geometry)
+            } else {
+                PrimitiveBvh::build(geometry)
+            }
+        })
         .map(|bvh| bvh.len())
         .sum();
     index.world().triangle_count() + whole_primitives

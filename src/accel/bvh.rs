@@ -190,7 +190,7 @@ pub struct Bvh {
 /// Items per leaf at most (a leaf holds fewer when the SAH says so).
 pub const MAX_LEAF_ITEMS: usize = 8;
 /// Ranges this small always become leaves (keeps the nodes under ~16 bytes per item).
-const MIN_SPLIT_ITEMS: usize = 8;
+pub(crate) const MIN_SPLIT_ITEMS: usize = 8;
 const BINS: usize = 16;
 
 impl Bvh {

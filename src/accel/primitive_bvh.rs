@@ -4,7 +4,7 @@ use std::cell::Cell;
 
 use glam::Vec3;
 
-use super::bvh::{Aabb, Bvh, OrderedVisitor};
+use super::bvh::{Aabb, Bvh, OrderedVisitor, MIN_SPLIT_ITEMS};
 use super::triangle_list::TriangleList;
 use crate::drawable::{Geometry, PrimitiveFunctor};
 use crate::intersectors::PrimitiveKind;
@@ -55,10 +55,14 @@ impl PackedPrimitive {
 /// down to [`FINE_MIN_SPLIT`] primitives when the SAH asks (below 8 they are leaves
 /// otherwise: ~4.7 primitives per leaf on littlest_tokyo), so a query tests one or two
 /// triangles per leaf instead of five (nearest segments ~5 % fewer instructions when
-/// these trees carried every query). Small drawables keep the coarser leaves.
+/// these trees carried every query). Small drawables keep the coarser leaves, unless
+/// they are instanced (see [`PrimitiveBvh::build_instanced`]).
 const FINE_LEAVES_FROM: usize = 1024;
 /// See [`FINE_LEAVES_FROM`].
 const FINE_MIN_SPLIT: usize = 5;
+/// The smallest range an instanced drawable's BVH may split (the SAH decides; a leaf
+/// holds one to eight primitives).
+const INSTANCED_MIN_SPLIT: usize = 2;
 
 /// The primitives of one [`Geometry`] in a bounding volume hierarchy, as the primitive
 /// functor emits them (same vertex indices, same primitive indices, non-finite ones
@@ -117,6 +121,25 @@ impl PrimitiveBvh {
     /// Builds the BVH of a geometry; `None` when it has more than
     /// [`MAX_ACCELERATED_PRIMITIVES`] primitives (it is then intersected without one).
     pub fn build(geometry: &Geometry) -> Option<PrimitiveBvh> {
+        let min_split = if geometry.primitive_count() >= FINE_LEAVES_FROM {
+            FINE_MIN_SPLIT
+        } else {
+            MIN_SPLIT_ITEMS
+        };
+        Self::build_with_min_split(geometry, min_split)
+    }
+
+    /// [`build`](Self::build) for a geometry the scene places several times (a shared
+    /// building mesh): its tree splits as finely as the SAH asks at any size, as its
+    /// extra nodes are paid once for all its instances while every instance a query
+    /// meets saves the exact tests of the leaves' other primitives (the project's city:
+    /// nearest segments −12 %, all hits −17 %, boxes −3 % instructions, for 1 % more
+    /// memory).
+    pub fn build_instanced(geometry: &Geometry) -> Option<PrimitiveBvh> {
+        Self::build_with_min_split(geometry, INSTANCED_MIN_SPLIT)
+    }
+
+    fn build_with_min_split(geometry: &Geometry, min_split: usize) -> Option<PrimitiveBvh> {
         if geometry.primitive_count() > MAX_ACCELERATED_PRIMITIVES {
             return None;
         }
@@ -149,11 +172,7 @@ impl PrimitiveBvh {
             boxes: Vec::with_capacity(geometry.primitive_count()),
         };
         geometry.accept_functor(&mut collect);
-        let (bvh, order) = if collect.boxes.len() >= FINE_LEAVES_FROM {
-            Bvh::build_with_min_split(&collect.boxes, FINE_MIN_SPLIT)
-        } else {
-            Bvh::build(&collect.boxes)
-        };
+        let (bvh, order) = Bvh::build_with_min_split(&collect.boxes, min_split);
         let packed: Vec<PackedPrimitive> = order
             .iter()
             .map(|&i| collect.primitives[i as usize])

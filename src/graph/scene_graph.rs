@@ -251,12 +251,38 @@ impl SceneGraph {
 
     /// The drawable's primitive BVH, built on first use; `None` for an unknown id, a
     /// drawable that is not a [`Geometry`], or one with too many primitives.
+    ///
+    /// A drawable reached by several paths when its BVH is built (see
+    /// [`is_instanced`](Self::is_instanced)) gets the finer tree of
+    /// [`PrimitiveBvh::build_instanced`]; the choice only changes speed, never results.
     pub fn primitive_bvh(&self, id: DrawableId) -> Option<&PrimitiveBvh> {
         let entry = self.drawables.get(id)?;
         entry
             .accel
-            .get_or_init(|| entry.drawable.as_geometry().and_then(PrimitiveBvh::build))
+            .get_or_init(|| {
+                let geometry = entry.drawable.as_geometry()?;
+                if self.is_instanced(id) {
+                    PrimitiveBvh::build_instanced(geometry)
+                } else {
+                    PrimitiveBvh::build(geometry)
+                }
+            })
             .as_ref()
+    }
+
+    /// Whether more than one path leads down to the drawable: it sits in several
+    /// geodes, or a node above it has several parents (one mesh under many
+    /// transforms). False for an unknown id.
+    pub fn is_instanced(&self, id: DrawableId) -> bool {
+        let Some(entry) = self.drawables.get(id) else {
+            return false;
+        };
+        let mut parents: &[NodeId] = &entry.parents;
+        // Linking refuses cycles, so the walk up ends at a root.
+        while let [only] = parents {
+            parents = self.nodes.get(*only).map_or(&[], |n| &n.parents);
+        }
+        parents.len() > 1
     }
 
     /// The instance index of the subgraph under `root`, built on first use (see
@@ -826,6 +852,63 @@ mod tests {
         Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y])
             .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
             .unwrap()
+    }
+
+    /// 64 small triangles in a row, 2 units apart.
+    fn row_of_triangles() -> Geometry {
+        let vertices: Vec<Vec3> = (0..64)
+            .flat_map(|k| {
+                let x = 2.0 * k as f32;
+                [
+                    Vec3::new(x, 0.0, 0.0),
+                    Vec3::new(x + 1.0, 0.0, 0.0),
+                    Vec3::new(x, 1.0, 0.0),
+                ]
+            })
+            .collect();
+        Geometry::new(vertices)
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 192))
+            .unwrap()
+    }
+
+    fn largest_leaf(bvh: &PrimitiveBvh) -> u32 {
+        bvh.bvh().nodes.iter().map(|n| n.count()).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn a_drawable_is_instanced_when_several_paths_reach_it() {
+        let mut g = SceneGraph::new();
+        let root = g.add_group("root");
+        let geode = g.add_geode("geode");
+        g.add_child(root, geode).unwrap();
+        let d = g.add_drawable("mesh", row_of_triangles());
+        g.add_drawable_to_geode(geode, d).unwrap();
+        assert!(!g.is_instanced(d), "one path");
+        let unique_leaf = largest_leaf(g.primitive_bvh(d).unwrap());
+
+        // The same mesh under two transforms, one level up.
+        let mut h = SceneGraph::new();
+        let root = h.add_group("root");
+        let geode = h.add_geode("geode");
+        for name in ["a", "b"] {
+            let t = (h.add_transform(name, DMat4::from_translation(DVec3::X * 500.0))).unwrap();
+            h.add_child(root, t).unwrap();
+            h.add_child(t, geode).unwrap();
+        }
+        let shared = h.add_drawable("mesh", row_of_triangles());
+        h.add_drawable_to_geode(geode, shared).unwrap();
+        assert!(h.is_instanced(shared), "two transforms above its geode");
+        let instanced_leaf = largest_leaf(h.primitive_bvh(shared).unwrap());
+        // Spread-out triangles: the SAH splits as far as it may.
+        assert!(unique_leaf >= 4, "coarse leaves: {unique_leaf}");
+        assert!(instanced_leaf <= 2, "fine leaves: {instanced_leaf}");
+
+        // Two geodes holding the drawable.
+        let other = g.add_geode("other");
+        g.add_child(root, other).unwrap();
+        g.add_drawable_to_geode(other, d).unwrap();
+        assert!(g.is_instanced(d), "two geodes");
+        assert!(!g.is_instanced(DrawableId::default()), "unknown id");
     }
 
     #[test]
