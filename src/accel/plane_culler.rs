@@ -303,12 +303,23 @@ impl PlaneCuller {
     /// same arithmetic, lane by lane.
     #[inline]
     pub fn overlapping(&self, b: &Aabb4) -> u32 {
+        self.overlapping_with(b, self.margins)
+    }
+
+    /// [`overlapping`](Self::overlapping) with the given margins: the boxes certainly
+    /// outside one of the planes (all of them tested, active or not: a box outside any
+    /// plane holds nothing the polytope meets) are dropped.
+    #[inline]
+    pub fn overlapping_with(&self, b: &Aabb4, margins: BoxMargins) -> u32 {
         let l = match &self.planes {
             CullPlanes::Lanes(l) => l,
-            CullPlanes::Many(_) => {
+            CullPlanes::Many(planes) => {
+                let all = self.all_planes();
                 return (0..4)
-                    .filter(|&lane| self.overlaps(&b.get(lane)))
-                    .fold(0, |mask, lane| mask | 1 << lane)
+                    .filter(|&lane| {
+                        Self::classify_one_by_one(planes, &b.get(lane), all, margins).is_some()
+                    })
+                    .fold(0, |mask, lane| mask | 1 << lane);
             }
         };
         let mut outside = 0;
@@ -323,7 +334,7 @@ impl PlaneCuller {
             let y = (ny * b.min_y).max(ny * b.max_y);
             let z = (nz * b.min_z).max(nz * b.max_z);
             let far = x + y + z + Vec4::splat(l.offset[q][lane]);
-            let below = -(l.offset_margin[q][lane] + self.margins.outside);
+            let below = -(l.offset_margin[q][lane] + margins.outside);
             outside |= far.cmplt(Vec4::splat(below)).bitmask();
         }
         !outside & 0b1111

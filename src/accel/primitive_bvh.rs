@@ -4,8 +4,10 @@ use std::cell::Cell;
 
 use glam::Vec3;
 
+use super::aabb4::{Aabb4, WideEntries};
 use super::bvh::{Aabb, Bvh, OrderedVisitor, MIN_SPLIT_ITEMS};
 use super::triangle_list::TriangleList;
+use super::wide_bvh::WideBvh;
 use crate::drawable::{Geometry, PrimitiveFunctor};
 use crate::intersectors::PrimitiveKind;
 
@@ -68,18 +70,22 @@ const INSTANCED_MIN_SPLIT: usize = 2;
 /// functor emits them (same vertex indices, same primitive indices, non-finite ones
 /// skipped), so that a query fed from the BVH sees exactly what the plain traversal sees.
 ///
+/// The tree is built by the SAH as a binary [`Bvh`] and kept collapsed to four children
+/// per node ([`WideBvh`]): a walk tests four boxes at once (one SIMD test where the
+/// query has one) and visits about half as many nodes.
+///
 /// It keeps no vertex positions: they are read from the geometry, so the structure costs
-/// 16 bytes per primitive ([`PackedPrimitive`]) plus the nodes (28 bytes each, about one
-/// per two primitives, two per three in drawables of 1024 or more). A geometry that
-/// is one triangle list (a single `Triangles` primitive set, as glTF meshes load) costs
-/// 4 bytes per triangle instead: only the triangle's index is kept, and its vertex
-/// indices are read back from the list.
+/// 16 bytes per primitive ([`PackedPrimitive`]) plus the nodes (112 bytes each, about one
+/// per two to three leaves). A geometry that is one triangle list (a single
+/// `Triangles` primitive set, as glTF meshes load) costs 4 bytes per triangle instead
+/// of 16: only the triangle's index is kept, and its vertex indices are read back from
+/// the list.
 /// The scene graph builds it lazily per drawable and drops it whenever the drawable is
 /// edited, so it is never stale. Every method that reads primitives takes the geometry
 /// it was built from.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PrimitiveBvh {
-    bvh: Bvh,
+    tree: WideBvh,
     primitives: Primitives,
 }
 
@@ -192,7 +198,10 @@ impl PrimitiveBvh {
         } else {
             Primitives::Packed(packed)
         };
-        Some(PrimitiveBvh { bvh, primitives })
+        Some(PrimitiveBvh {
+            tree: WideBvh::from_binary(&bvh),
+            primitives,
+        })
     }
 
     /// Number of primitives held.
@@ -220,7 +229,7 @@ impl PrimitiveBvh {
             Primitives::Packed(p) => p.len() * std::mem::size_of::<PackedPrimitive>(),
             Primitives::TriangleList(p) => p.len() * std::mem::size_of::<u32>(),
         };
-        self.bvh.memory_bytes() + primitives
+        self.tree.memory_bytes() + primitives
     }
 
     /// The stored primitives as read from `geometry`.
@@ -234,9 +243,14 @@ impl PrimitiveBvh {
         }
     }
 
-    /// The tree.
-    pub fn bvh(&self) -> &Bvh {
-        &self.bvh
+    /// The tree; its leaves' item ranges number the stored primitives.
+    pub fn tree(&self) -> &WideBvh {
+        &self.tree
+    }
+
+    /// The box of every primitive (empty when there is none).
+    pub fn bounds(&self) -> Aabb {
+        self.tree.bounds()
     }
 
     /// Feeds `functor` every primitive in a leaf whose path `enter` accepts; `geometry`
@@ -248,72 +262,120 @@ impl PrimitiveBvh {
         functor: &mut F,
     ) {
         let (source, vertices) = (self.source(geometry), geometry.vertices());
-        self.bvh.for_each_leaf(enter, |range| {
+        self.tree.for_each_leaf(enter, |range| {
             emit_range(source, range, vertices, functor);
         });
     }
 
-    /// Feeds `functor` the primitives of a walk that carries a state down the tree (see [`Bvh::for_each_leaf_with`]): `enter` maps a
-    /// node's box and its parent's state to its own state (`None`: skip), a node whose
-    /// state satisfies `whole` is taken with its entire subtree, and `on_leaf` hands each
-    /// leaf's state to the functor before its primitives.
+    /// [`for_each_candidate`](Self::for_each_candidate) with a test of four boxes at
+    /// once: `enter` returns the mask of the lanes to enter (bit `k` for lane `k`;
+    /// what it answers for unused lanes is ignored).
+    pub fn for_each_candidate_wide<F: PrimitiveFunctor + ?Sized>(
+        &self,
+        geometry: &Geometry,
+        mut enter: impl FnMut(&Aabb4) -> u32,
+        functor: &mut F,
+    ) {
+        self.walk_ordered(
+            geometry,
+            |b| WideEntries {
+                mask: enter(b),
+                keys: glam::Vec4::ZERO,
+            },
+            None,
+            functor,
+        );
+    }
+
+    /// Feeds `functor` the primitives of a walk that carries a state down the tree (see
+    /// [`WideBvh::for_each_leaf_with`]): `lanes` picks, four boxes at a time, those worth
+    /// a closer look; `enter` maps each such box and its parent's state to its own state
+    /// (`None`: skip), a node whose state satisfies `whole` is taken with its entire
+    /// subtree, and `on_leaf` hands each leaf's state to the functor before its
+    /// primitives.
     #[allow(clippy::too_many_arguments)]
     pub fn for_each_candidate_with<S: Copy, F: PrimitiveFunctor + ?Sized>(
         &self,
         geometry: &Geometry,
         root_state: S,
+        lanes: impl FnMut(&Aabb4) -> u32,
         enter: impl FnMut(&Aabb, S) -> Option<S>,
         whole: impl Fn(S) -> bool,
         functor: &mut F,
         mut on_leaf: impl FnMut(&mut F, S),
     ) {
         let (source, vertices) = (self.source(geometry), geometry.vertices());
-        self.bvh
-            .for_each_leaf_with(root_state, enter, whole, |range, state| {
+        self.tree
+            .for_each_leaf_with(root_state, lanes, enter, whole, |range, state| {
                 on_leaf(functor, state);
                 emit_range(source, range, vertices, functor);
             });
     }
 
-    /// Nearest-first traversal for rays: `entry` gives
-    /// the parameter at which the query enters a node's box (`None` when it misses it),
-    /// nearer children are visited first, and a node entered beyond `limit` is skipped
-    /// (the functor may lower `limit` as it finds hits).
+    /// Nearest-first traversal for rays: `entries` gives, for four boxes at once, which
+    /// the query enters and a lower bound of the parameter at which it enters each
+    /// (as [`WideSegmentSlab::entries`](super::WideSegmentSlab::entries)); nearer
+    /// children are visited first, and a node entered beyond `limit` is skipped (the
+    /// functor may lower `limit` as it finds hits).
     pub fn for_each_candidate_ordered<F: PrimitiveFunctor + ?Sized>(
         &self,
         geometry: &Geometry,
-        entry: impl FnMut(&Aabb) -> Option<f64>,
+        entries: impl FnMut(&Aabb4) -> WideEntries,
         limit: &Cell<f64>,
         functor: &mut F,
     ) {
+        self.walk_ordered(geometry, entries, Some(limit), functor);
+    }
+
+    /// The walk of [`for_each_candidate_ordered`](Self::for_each_candidate_ordered),
+    /// or without a limit depth first.
+    fn walk_ordered<F: PrimitiveFunctor + ?Sized>(
+        &self,
+        geometry: &Geometry,
+        entries: impl FnMut(&Aabb4) -> WideEntries,
+        limit: Option<&Cell<f64>>,
+        functor: &mut F,
+    ) {
         struct Walk<'a, E, F: ?Sized> {
-            entry: E,
-            limit: &'a Cell<f64>,
+            entries: E,
+            limit: Option<&'a Cell<f64>>,
             source: Source<'a>,
             vertices: &'a [Vec3],
             functor: &'a mut F,
         }
-        impl<E: FnMut(&Aabb) -> Option<f64>, F: PrimitiveFunctor + ?Sized> OrderedVisitor
+        impl<E: FnMut(&Aabb4) -> WideEntries, F: PrimitiveFunctor + ?Sized> OrderedVisitor
             for Walk<'_, E, F>
         {
+            /// The root's box, alone in lane 0.
             fn entry(&mut self, bounds: &Aabb) -> Option<f64> {
-                (self.entry)(bounds)
+                let mut lanes = Aabb4::EMPTY;
+                lanes.set(0, bounds);
+                let e = (self.entries)(&lanes);
+                (e.mask & 1 != 0).then(|| f64::from(e.keys.x))
+            }
+            fn entries(&mut self, boxes: &Aabb4) -> WideEntries {
+                (self.entries)(boxes)
             }
             fn limit(&self) -> f64 {
-                self.limit.get()
+                self.limit.map_or(f64::INFINITY, Cell::get)
             }
             fn leaf(&mut self, items: std::ops::Range<usize>) -> bool {
                 emit_range(self.source, items, self.vertices, self.functor);
                 true
             }
         }
-        self.bvh.for_each_leaf_ordered(&mut Walk {
-            entry,
+        let mut walk = Walk {
+            entries,
             limit,
             source: self.source(geometry),
             vertices: geometry.vertices(),
             functor,
-        });
+        };
+        if limit.is_some() {
+            self.tree.for_each_leaf_ordered(&mut walk);
+        } else {
+            self.tree.for_each_leaf_depth_first(&mut walk);
+        }
     }
 }
 
@@ -447,7 +509,10 @@ mod tests {
             accelerated.0.sort();
             assert_eq!(plain, accelerated);
             // 4 bytes per triangle plus the nodes.
-            assert_eq!(bvh.memory_bytes(), bvh.bvh().memory_bytes() + 4 * bvh.len());
+            assert_eq!(
+                bvh.memory_bytes(),
+                bvh.tree().memory_bytes() + 4 * bvh.len()
+            );
             // Read through a geometry that is not a triangle list: nothing is emitted.
             let strip = Geometry::new(vec![Vec3::ZERO; 60])
                 .with_primitive_set(PrimitiveSet::draw_arrays(

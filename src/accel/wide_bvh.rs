@@ -266,6 +266,80 @@ impl WideBvh {
         }
     }
 
+    /// Depth-first walk carrying a state down the tree (for example the planes a box
+    /// still crosses), as [`Bvh::for_each_leaf_with`]: `enter(bounds, parent_state)`
+    /// gives a child's state, or `None` to skip it (it sees only used lanes' boxes); a
+    /// child whose state satisfies `whole` has its entire subtree handed to `leaf` as
+    /// one item range, without testing the boxes below it. Leaves come left first.
+    ///
+    /// `lanes(boxes)` first picks, for four boxes at once, the lanes worth asking
+    /// `enter` about (bit `k` for lane `k`; `|_| 0b1111` asks about every lane): a cheap
+    /// test that never drops a box `enter` would enter.
+    pub fn for_each_leaf_with<S: Copy>(
+        &self,
+        root_state: S,
+        mut lanes: impl FnMut(&Aabb4) -> u32,
+        mut enter: impl FnMut(&Aabb, S) -> Option<S>,
+        whole: impl Fn(S) -> bool,
+        mut leaf: impl FnMut(Range<usize>, S),
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let Some(state) = enter(&self.bounds, root_state) else {
+            return;
+        };
+        if whole(state) {
+            leaf(self.subtree_items(0), state);
+            return;
+        }
+        // (node index, the state it was entered with), the next on top.
+        let mut stack: SmallVec<[(u32, S); 32]> = SmallVec::new();
+        stack.push((0, state));
+        while let Some((index, parent_state)) = stack.pop() {
+            let node = &self.nodes[index as usize];
+            let mut wanted = lanes(&node.boxes) & node.lanes();
+            // Leaves are handed over in lane order, inner nodes pushed so that the
+            // leftmost is visited next.
+            let mut inner: SmallVec<[(u32, S); 4]> = SmallVec::new();
+            while wanted != 0 {
+                let lane = wanted.trailing_zeros() as usize;
+                wanted &= wanted - 1;
+                let Some(state) = enter(&node.boxes.get(lane), parent_state) else {
+                    continue;
+                };
+                match node.child(lane) {
+                    Err(items) => leaf(items, state),
+                    Ok(child) if whole(state) => leaf(self.subtree_items(child), state),
+                    Ok(child) => inner.push((child, state)),
+                }
+            }
+            stack.extend(inner.into_iter().rev());
+        }
+    }
+
+    /// The items under node `index`: one contiguous range, from its leftmost leaf to its
+    /// rightmost (collapsing keeps the binary tree's left-to-right leaf order).
+    ///
+    /// # Panics
+    ///
+    /// If `index` is not a node of this tree.
+    pub fn subtree_items(&self, index: u32) -> Range<usize> {
+        let end_of = |mut index: u32, rightmost: bool| loop {
+            let node = &self.nodes[index as usize];
+            let lane = if rightmost {
+                node.lanes().count_ones().saturating_sub(1) as usize
+            } else {
+                0
+            };
+            match node.child(lane) {
+                Ok(child) => index = child,
+                Err(items) => break if rightmost { items.end } else { items.start },
+            }
+        };
+        end_of(index, false)..end_of(index, true)
+    }
+
     /// Nearest-first traversal driven by `visitor`: children it enters are visited in
     /// the order of their keys, one keyed past the visitor's limit is skipped, and the
     /// walk stops when a leaf returns false.
@@ -388,6 +462,59 @@ mod tests {
                 }
                 leaves
             }
+        }
+    }
+
+    #[test]
+    fn a_walk_with_state_hands_over_what_the_binary_walk_does() {
+        let (binary, stored, wide) = built(&scattered(1000));
+        // The state: how many of three probe boxes the path still overlaps; zero
+        // boxes overlapped skips, a node inside the big probe is taken whole.
+        let probes = [
+            Aabb {
+                min: Vec3::splat(10.0),
+                max: Vec3::splat(60.0),
+            },
+            Aabb {
+                min: Vec3::new(40.0, 0.0, 0.0),
+                max: Vec3::new(45.0, 100.0, 100.0),
+            },
+            Aabb {
+                min: Vec3::splat(-5.0),
+                max: Vec3::splat(105.0),
+            },
+        ];
+        for (k, probe) in probes.iter().enumerate() {
+            let enter = |b: &Aabb, depth: u32| b.intersects(probe).then_some(depth + 1);
+            let whole = |_: u32| k == 2;
+            let mut from_binary = Vec::new();
+            binary.for_each_leaf_with(0u32, enter, whole, |items, _| from_binary.extend(items));
+            let mut from_wide = Vec::new();
+            let lanes = |b: &Aabb4| b.intersecting(probe);
+            wide.for_each_leaf_with(0u32, lanes, enter, whole, |items, _| {
+                from_wide.extend(items)
+            });
+            // The same items, left to right (the whole probe: every item at once).
+            assert_eq!(from_wide, from_binary, "probe {k}");
+            // Nothing the probe overlaps is left out.
+            let overlapped = (0..stored.len()).filter(|&i| stored[i].intersects(probe));
+            assert!(overlapped.clone().count() > 0);
+            assert!(overlapped.into_iter().all(|i| from_wide.contains(&i)));
+        }
+        assert_eq!(wide.subtree_items(0), 0..1000);
+        let mut leaves = Vec::new();
+        wide.for_each_leaf(|_| true, |items| leaves.push(items));
+        for (index, node) in wide.nodes().iter().enumerate() {
+            let range = wide.subtree_items(index as u32);
+            // The range of a node is the union of its lanes' ranges.
+            let lanes: Vec<Range<usize>> = (0..node.lanes().count_ones() as usize)
+                .map(|lane| match node.child(lane) {
+                    Ok(child) => wide.subtree_items(child),
+                    Err(items) => items,
+                })
+                .collect();
+            assert_eq!(range.start, lanes[0].start);
+            assert_eq!(range.end, lanes[lanes.len() - 1].end);
         }
     }
 

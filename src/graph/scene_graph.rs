@@ -871,8 +871,11 @@ mod tests {
             .unwrap()
     }
 
-    fn largest_leaf(bvh: &PrimitiveBvh) -> u32 {
-        bvh.bvh().nodes.iter().map(|n| n.count()).max().unwrap_or(0)
+    fn largest_leaf(bvh: &PrimitiveBvh) -> usize {
+        let mut largest = 0;
+        bvh.tree()
+            .for_each_leaf(|_| true, |items| largest = largest.max(items.len()));
+        largest
     }
 
     #[test]

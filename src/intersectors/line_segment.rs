@@ -599,17 +599,17 @@ impl Intersector for LineSegmentIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let (min, max) = bvh.bvh().bounds().as_dvec3();
+                let (min, max) = bvh.bounds().as_dvec3();
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = local.tolerance + cull_padding((max - min).length(), scale);
-                let slab = SegmentSlab::new(local.start, local.direction, pad, scale);
+                let slab = SegmentSlab::new(local.start, local.direction, pad, scale).wide();
                 if self.limit == IntersectionLimit::None {
                     // Every hit is wanted: no order can save work, so none is kept.
-                    bvh.for_each_candidate(geometry, |b| slab.entry(b).is_some(), &mut functor);
+                    bvh.for_each_candidate_wide(geometry, |b| slab.entries(b).mask, &mut functor);
                 } else {
                     bvh.for_each_candidate_ordered(
                         geometry,
-                        |b| slab.entry(b).map(f64::from),
+                        |b| slab.entries(b),
                         &limit,
                         &mut functor,
                     );

@@ -741,7 +741,7 @@ impl Intersector for PolytopeIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let (min, max) = bvh.bvh().bounds().as_dvec3();
+                let (min, max) = bvh.bounds().as_dvec3();
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = cull_padding((max - min).length(), scale);
                 let culler = local
@@ -754,6 +754,7 @@ impl Intersector for PolytopeIntersector {
                     Some((culler, margins)) => bvh.for_each_candidate_with(
                         geometry,
                         culler.all_planes(),
+                        |b| culler.overlapping_with(b, margins),
                         |b, active| culler.classify_with(b, active, margins),
                         |active| active == 0,
                         &mut functor,

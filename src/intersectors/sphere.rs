@@ -521,12 +521,12 @@ impl Intersector for SphereIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let (min, max) = bvh.bvh().bounds().as_dvec3();
+                let (min, max) = bvh.bounds().as_dvec3();
                 let scale = min.abs().max(max.abs()).max_element();
                 let pad = cull_padding((max - min).length(), scale);
                 let ball = BallCuller::new(local.center, local.radius + pad, scale);
                 functor.local_ball = Some(ball);
-                bvh.for_each_candidate(geometry, |b| ball.overlaps(b), &mut functor);
+                bvh.for_each_candidate_wide(geometry, |b| ball.overlapping(b), &mut functor);
             }
             None => drawable.accept(&mut functor),
         }
