@@ -3,7 +3,7 @@
 //!
 //! The [`SceneIndex`] is what queries walk: its [`WorldBvh`] holds every triangle of the
 //! scene placed in world space, four-wide ([`WorldNode`], four boxes tested with one set
-//! of SIMD operations, [`Aabb4`]), with leaves of up to four triangles whose corners are
+//! of SIMD operations, [`Aabb4`]), with leaves of up to eight triangles whose corners are
 //! quantized ([`LeafTriangle`]). A query filters those in `f32` ([`SegmentFilter`],
 //! [`PlaneCuller`], [`BallCuller`]), never dropping a triangle its exact test could hit,
 //! and runs the exact `f64` test on the drawable's own vertices for the rest, so the
@@ -13,7 +13,8 @@
 //! primitive indices the plain decomposition gives. The scene graph owns one per
 //! [`Geometry`](crate::drawable::Geometry) drawable, built when first needed (for the
 //! instances the world tree keeps whole, those detached by a move, and intersectors that
-//! visit whole drawables) and dropped on every edit of the drawable.
+//! visit whole drawables) and dropped on every edit of the drawable. Its tree is four-wide
+//! too ([`WideBvh`]), split finest for drawables the scene instances many times.
 
 mod aabb4;
 mod ball_culler;
