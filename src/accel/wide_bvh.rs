@@ -468,8 +468,8 @@ mod tests {
     #[test]
     fn a_walk_with_state_hands_over_what_the_binary_walk_does() {
         let (binary, stored, wide) = built(&scattered(1000));
-        // The state: how many of three probe boxes the path still overlaps; zero
-        // boxes overlapped skips, a node inside the big probe is taken whole.
+        // The state: the depth. A box the probe misses is skipped; under the probe
+        // holding everything, the root is taken whole.
         let probes = [
             Aabb {
                 min: Vec3::splat(10.0),
@@ -502,8 +502,11 @@ mod tests {
             assert!(overlapped.into_iter().all(|i| from_wide.contains(&i)));
         }
         assert_eq!(wide.subtree_items(0), 0..1000);
-        let mut leaves = Vec::new();
+        // Leaves left to right tile the items: what `subtree_items` relies on.
+        let mut leaves: Vec<Range<usize>> = Vec::new();
         wide.for_each_leaf(|_| true, |items| leaves.push(items));
+        assert!(leaves.windows(2).all(|w| w[0].end == w[1].start));
+        assert_eq!((leaves[0].start, leaves[leaves.len() - 1].end), (0, 1000));
         for (index, node) in wide.nodes().iter().enumerate() {
             let range = wide.subtree_items(index as u32);
             // The range of a node is the union of its lanes' ranges.
