@@ -1,7 +1,8 @@
 //! Random small scenes and random queries: nothing may panic, invalid input must be an
-//! `Err` at construction, and on "tame" input (grid vertices, simple transforms, grid
-//! queries) the visitor must agree with the brute-force reference of
-//! `tests/support/reference.rs` and keep its ordering and limit invariants.
+//! `Err` at construction, the accelerated visitor must answer exactly as the plain one
+//! on any input, and on "tame" input (grid vertices, simple transforms, grid queries)
+//! the visitor must agree with the brute-force reference of `tests/support/reference.rs`
+//! and keep its ordering and limit invariants.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -360,6 +361,40 @@ fn build_query(spec: &QuerySpec) -> (Option<Query>, bool) {
     }
 }
 
+/// The accelerated visitor (scene index, world tree, primitive BVHs) must answer exactly
+/// as the plain traversal did (`plain`, under `limit`; `all`, every hit), on any scene
+/// and query, tame or not: compared through their `Debug` text, so that a NaN the plain
+/// traversal reports must be a NaN there too, and a −0 a −0. Under `One` (any hit: the
+/// first one found, which depends on the traversal) it must find a hit exactly when the
+/// plain traversal does, and one of the plain traversal's hits.
+fn same_accelerated(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+    plain: &[reference::Hit],
+    all: &[reference::Hit],
+) {
+    let accelerated = reference::run_query_accelerated(scene, root, query, limit)
+        .expect("a valid query on a valid root");
+    if limit == IntersectionLimit::One {
+        assert_eq!(accelerated.len(), plain.len(), "accelerated One: a hit or none");
+        let every: Vec<String> = all.iter().map(|h| format!("{h:?}")).collect();
+        for hit in &accelerated {
+            assert!(
+                every.contains(&format!("{hit:?}")),
+                "accelerated One found a hit the plain traversal does not: {hit:?}"
+            );
+        }
+        return;
+    }
+    assert_eq!(
+        format!("{accelerated:?}"),
+        format!("{plain:?}"),
+        "accelerated and plain answers differ ({limit:?})"
+    );
+}
+
 fuzz_target!(|input: Input| {
     let (scene, root, tame_scene) = build_scene(&input);
     for spec in input.queries.iter().take(4) {
@@ -368,12 +403,14 @@ fuzz_target!(|input: Input| {
         };
         let all = reference::run_query(&scene, root, &query, IntersectionLimit::None)
             .expect("a valid query on a valid root");
+        same_accelerated(&scene, root, &query, IntersectionLimit::None, &all, &all);
         for limit in [
             IntersectionLimit::One,
             IntersectionLimit::Nearest,
             IntersectionLimit::OnePerDrawable,
         ] {
             let limited = reference::run_query(&scene, root, &query, limit).expect("valid");
+            same_accelerated(&scene, root, &query, limit, &limited, &all);
             if !(tame_scene && tame_query) {
                 continue;
             }
