@@ -378,7 +378,11 @@ fn same_accelerated(
     let accelerated = reference::run_query_accelerated(scene, root, query, limit)
         .expect("a valid query on a valid root");
     if limit == IntersectionLimit::One {
-        assert_eq!(accelerated.len(), plain.len(), "accelerated One: a hit or none");
+        assert_eq!(
+            accelerated.len(),
+            plain.len(),
+            "accelerated One: a hit or none"
+        );
         let every: Vec<String> = all.iter().map(|h| format!("{h:?}")).collect();
         for hit in &accelerated {
             assert!(
