@@ -1,8 +1,9 @@
 //! Geometry 6.4e6 m from the origin (a georeferenced city: an f64 transform, f32
 //! vertices near their local origin) is hit at the right world point to a micrometre by
 //! all three intersectors, and the real city answers exactly as it does at the origin.
+//! A plane whose normal is 10^-158 long culls nothing it touches.
 
-use glam::{DMat4, DQuat, DVec3, Vec3};
+use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
@@ -164,6 +165,53 @@ fn the_city_far_away_answers_as_at_the_origin() {
         assert_eq!(ids(a), ids(b));
         for (x, y) in a.iter().zip(b) {
             assert!((x.2 - y.2).length() < 1e-6, "{:?} vs {:?}", x.2, y.2);
+        }
+    }
+}
+
+/// Found by the `query` fuzz target: a half-space `x >= 0` given with a normal 4.4e-159
+/// long (its square is subnormal, and a plain square root of it is off by 10^-7), over a
+/// drawable whose vertex array also holds a vertex at x = -1.7e38 (unused, but in its
+/// bound: a sphere 10^38 across that touches the half-space only at its rim). The plain
+/// traversal culled that sphere and found nothing; the accelerated one found the
+/// triangle. Both must find it, at its true distance.
+#[test]
+fn a_plane_with_a_tiny_normal_culls_nothing_it_touches() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let geode = scene.add_geode("geode");
+    scene.add_child(root, geode).unwrap();
+    let far_vertex = Vec3::new(-1.714704e38, -2.3159167e18, 0.0);
+    let triangle = Geometry::new(vec![
+        Vec3::new(43.0, -125.0, -1.0),
+        Vec3::new(73.0, 73.0, 73.0),
+        far_vertex,
+        Vec3::new(44.0, -125.0, -1.0),
+    ])
+    .with_primitive_set(PrimitiveSet::draw_elements_u32(
+        PrimitiveMode::Triangles,
+        vec![0, 3, 1],
+    ))
+    .unwrap();
+    let d = scene.add_drawable("triangle", triangle);
+    scene.add_drawable_to_geode(geode, d).unwrap();
+    for tiny in [4.418321272710734e-159, 1e-160, 1.0] {
+        for accelerated in [false, true] {
+            let mut visitor = IntersectionVisitor::new();
+            visitor.set_use_acceleration(accelerated);
+            let half_space = Polytope::new([DVec4::new(tiny, 0.0, 0.0, 0.0)]).unwrap();
+            let mut polytope = PolytopeIntersector::new(half_space);
+            visitor.apply(&scene, root, &mut polytope).unwrap();
+            let hits = polytope.intersections();
+            assert_eq!(hits.len(), 1, "normal {tiny:e}, accelerated {accelerated}");
+            // The whole triangle is inside: its distance from the plane x = 0 is that of
+            // its centroid, (43 + 44 + 73) / 3.
+            let expected = 160.0 / 3.0;
+            assert!(
+                (hits[0].distance - expected).abs() <= 1e-12 * expected,
+                "normal {tiny:e}, accelerated {accelerated}: distance {}",
+                hits[0].distance
+            );
         }
     }
 }

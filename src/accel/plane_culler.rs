@@ -13,7 +13,7 @@
 //! clipping (it would have kept every vertex), and the results stay identical to the
 //! plain traversal's.
 
-use glam::{DVec4, Vec3, Vec4};
+use glam::{DVec3, DVec4, Vec3, Vec4};
 
 use super::{Aabb, Aabb4, TriangleLanes};
 
@@ -160,6 +160,25 @@ fn f32_up_not_negative(x: f64) -> f32 {
     f32::from_bits((x as f32).to_bits().wrapping_add(1))
 }
 
+/// The length of a plane's normal `n`, correct to the last bits whatever its size: the
+/// square root of its squared length where that square is a normal `f64`, else the
+/// length of `n` scaled by its largest component first. (A normal of length 10^-158
+/// squares to a subnormal, which keeps only a few digits: a plane normalized by the
+/// plain square root was off by 10^-7 of its length, enough to cull a bounding sphere
+/// 10^38 units across that it touches.)
+pub(crate) fn normal_length(n: DVec3) -> f64 {
+    let squared = n.length_squared();
+    if squared >= f64::MIN_POSITIVE && squared.is_finite() {
+        return squared.sqrt();
+    }
+    let largest = n.abs().max_element();
+    if largest > 0.0 && largest.is_finite() {
+        largest * (n / largest).length()
+    } else {
+        squared.sqrt()
+    }
+}
+
 impl PlaneCuller {
     /// Prepares `planes` (any scale, non-zero normals) for boxes whose coordinates are at
     /// most `scale` in magnitude; a box is outside a plane only if it is beyond it by more
@@ -180,7 +199,7 @@ impl PlaneCuller {
             return None;
         }
         let prepare = |p: &DVec4| {
-            let length = p.truncate().length();
+            let length = normal_length(p.truncate());
             if !(length > 0.0 && length.is_finite()) {
                 return None;
             }
@@ -420,6 +439,31 @@ impl PlaneCuller {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normal_lengths_are_right_at_every_size() {
+        // Squares below the normal range, in it, and past it.
+        for (n, length) in [
+            (
+                DVec3::new(4.418321272710734e-159, 0.0, 0.0),
+                4.418321272710734e-159,
+            ),
+            (DVec3::new(3e-170, 4e-170, 0.0), 5e-170),
+            (DVec3::new(0.0, 3.0, 4.0), 5.0),
+            (DVec3::new(3e200, 0.0, 4e200), 5e200),
+        ] {
+            let got = normal_length(n);
+            assert!(
+                (got - length).abs() <= 2.0 * f64::EPSILON * length,
+                "{n}: {got:e}"
+            );
+        }
+        // The plain square root is what the tiny one would otherwise get.
+        let tiny = DVec3::new(4.418321272710734e-159, 0.0, 0.0);
+        assert!((tiny.length() / 4.418321272710734e-159 - 1.0).abs() > 1e-9);
+        assert_eq!(normal_length(DVec3::ZERO), 0.0);
+        assert!(normal_length(DVec3::new(f64::INFINITY, 0.0, 0.0)).is_infinite());
+    }
     use glam::DVec3;
 
     #[test]

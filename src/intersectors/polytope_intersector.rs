@@ -7,7 +7,7 @@ use super::clipping::{clip_segment, contains_point, plane_value, TriangleClipper
 use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
 use super::node_path_pool::NodePathPool;
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
-use crate::accel::{Aabb, Aabb4, PlaneCuller, WideEntries};
+use crate::accel::{normal_length, Aabb, Aabb4, PlaneCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
@@ -546,7 +546,7 @@ fn normalized_planes(planes: &[DVec4]) -> SmallVec<[DVec4; 8]> {
 /// returning them copies the whole inline list.
 fn normalize_planes_into(planes: &[DVec4], out: &mut SmallVec<[DVec4; 8]>) {
     let unit = |p: &DVec4| {
-        let n = p.truncate().length();
+        let n = normal_length(p.truncate());
         if n > 0.0 {
             *p / n
         } else {
@@ -623,7 +623,7 @@ impl Intersector for PolytopeIntersector {
                 .last()
                 .ok_or(QueryError::NoPlanes)?,
         };
-        let n = reference.truncate().length();
+        let n = normal_length(reference.truncate());
         if n == 0.0 || !n.is_finite() {
             return Err(QueryError::SingularFrame(self.frame.name()));
         }
