@@ -1,7 +1,8 @@
 //! Geometry 6.4e6 m from the origin (a georeferenced city: an f64 transform, f32
 //! vertices near their local origin) is hit at the right world point to a micrometre by
 //! all three intersectors, and the real city answers exactly as it does at the origin.
-//! A plane whose normal is 10^-158 long culls nothing it touches.
+//! A plane whose normal is 10^-158 long culls nothing it touches, and a segment from
+//! 10^269 units away still hits what its end touches.
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
@@ -213,5 +214,39 @@ fn a_plane_with_a_tiny_normal_culls_nothing_it_touches() {
                 hits[0].distance
             );
         }
+    }
+}
+
+/// Found by the `query` fuzz target: a segment from 6.3e269 units away ending on a
+/// triangle. Its squared length overflows, and the plain traversal's bounding-sphere
+/// test took the segment's closest point to the sphere to be its far start, culled the
+/// geode and found nothing; the accelerated walk (whose `f32` filter lets such a segment
+/// through to the exact test) found the hit at the end. Both must find it.
+#[test]
+fn a_segment_from_far_away_hits_what_its_end_touches() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let geode = scene.add_geode("geode");
+    scene.add_child(root, geode).unwrap();
+    // A triangle in the plane x = 0.
+    let triangle = Geometry::new(vec![
+        Vec3::new(0.0, -1.0, -1.0),
+        Vec3::new(0.0, 1.0, -1.0),
+        Vec3::new(0.0, 0.0, 1.0),
+    ])
+    .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+    .unwrap();
+    let d = scene.add_drawable("triangle", triangle);
+    scene.add_drawable_to_geode(geode, d).unwrap();
+    let start = DVec3::new(-6.272594058084805e269, 2.16327e-319, 0.0);
+    let end = DVec3::new(0.0, 0.25, 0.25);
+    for accelerated in [false, true] {
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        let mut segment = LineSegmentIntersector::new(start, end).unwrap();
+        visitor.apply(&scene, root, &mut segment).unwrap();
+        let hits = segment.intersections();
+        assert_eq!(hits.len(), 1, "accelerated {accelerated}");
+        assert_eq!(hits[0].ratio, 1.0, "accelerated {accelerated}");
     }
 }

@@ -43,7 +43,9 @@ pub fn closest_point_on_line(p: DVec3, origin: DVec3, direction: DVec3) -> Param
 /// Closest point to `p` on the closed segment `a → b`: the line parameter
 /// `t = (p − a)·(b − a) / |b − a|²` clamped to `[0, 1]`.
 ///
-/// A zero-length segment (`a == b`) gives `a` with `t = 0`.
+/// A zero-length segment (`a == b`) gives `a` with `t = 0`. A segment so long that
+/// `|b − a|²` overflows (10^155 and more) is measured scaled down by its largest
+/// component, so it still gets its closest point (with a non-finite `b − a`, `a`).
 ///
 /// ```
 /// use glam::DVec3;
@@ -54,10 +56,17 @@ pub fn closest_point_on_line(p: DVec3, origin: DVec3, direction: DVec3) -> Param
 pub fn closest_point_on_segment(p: DVec3, a: DVec3, b: DVec3) -> ParametricPoint {
     let ab = b - a;
     let dd = ab.length_squared();
-    if dd <= 0.0 || !dd.is_finite() {
-        return ParametricPoint { t: 0.0, point: a };
-    }
-    let t = ((p - a).dot(ab) / dd).clamp(0.0, 1.0);
+    let t = if dd > 0.0 && dd.is_finite() {
+        (p - a).dot(ab) / dd
+    } else {
+        let largest = ab.abs().max_element();
+        if !(largest > 0.0 && largest.is_finite()) {
+            return ParametricPoint { t: 0.0, point: a };
+        }
+        let unit = ab / largest;
+        ((p - a) / largest).dot(unit) / unit.length_squared()
+    };
+    let t = t.clamp(0.0, 1.0);
     let point = if t == 0.0 {
         a
     } else if t == 1.0 {
@@ -144,6 +153,20 @@ fn closest_on_edges(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_segment_too_long_to_square_still_gets_its_closest_point() {
+        // |b - a|^2 = 4e400 overflows.
+        let (a, b) = (DVec3::new(-1e200, 0.0, 0.0), DVec3::new(1e200, 0.0, 0.0));
+        let q = closest_point_on_segment(DVec3::new(0.0, 5.0, 0.0), a, b);
+        assert_eq!((q.t, q.point), (0.5, DVec3::ZERO));
+        let q = closest_point_on_segment(DVec3::new(3e200, 1.0, 0.0), a, b);
+        assert_eq!((q.t, q.point), (1.0, b));
+        // A segment whose direction itself overflows: its start, as before.
+        let q =
+            closest_point_on_segment(DVec3::ZERO, DVec3::splat(-f64::MAX), DVec3::splat(f64::MAX));
+        assert_eq!((q.t, q.point), (0.0, DVec3::splat(-f64::MAX)));
+    }
 
     #[test]
     fn line_projection_and_degenerate() {

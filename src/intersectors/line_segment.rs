@@ -504,9 +504,15 @@ impl Intersector for LineSegmentIntersector {
         if bound.radius == f64::INFINITY {
             return true;
         }
+        // The closest point `start + t·direction` is rounded at the segment's own
+        // magnitude: a segment starting 10^269 units away ends near the scene only to
+        // within 10^253 of where it should.
+        let segment_magnitude =
+            local.start.abs().max_element() + local.direction.abs().max_element();
         let reach = bound.radius
             + local.tolerance
-            + cull_padding(bound.radius, bound.center.abs().max_element());
+            + cull_padding(bound.radius, bound.center.abs().max_element())
+            + segment_magnitude * (4.0 * f64::EPSILON);
         let c = closest_point_on_segment(bound.center, local.start, local.start + local.direction);
         if c.point.distance_squared(bound.center) > reach * reach {
             return false;
