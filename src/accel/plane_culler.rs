@@ -464,6 +464,7 @@ impl PlaneCuller {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::DVec3;
 
     #[test]
     fn normal_lengths_are_right_at_every_size() {
@@ -489,7 +490,6 @@ mod tests {
         assert_eq!(normal_length(DVec3::ZERO), 0.0);
         assert!(normal_length(DVec3::new(f64::INFINITY, 0.0, 0.0)).is_infinite());
     }
-    use glam::DVec3;
 
     #[test]
     fn rounding_up_by_bits_matches_next_up() {
