@@ -35,7 +35,7 @@ use parry3d::bounding_volume::Aabb as ParryAabb;
 use parry3d::math::Pose;
 use parry3d::query::{intersection_test, Ray, RayCast};
 use parry3d::shape::{Ball, Cuboid, TriMesh};
-use scene_intersect::accel::{PrimitiveBvh, SceneIndex};
+use scene_intersect::accel::SceneIndex;
 use scene_intersect::drawable::PrimitiveFunctor;
 use scene_intersect::intersectors::PrimitiveMask;
 use scene_intersect::prelude::*;
@@ -453,14 +453,7 @@ fn parry_spheres(b: &Bench, n: usize) -> usize {
 fn ours_build(b: &Bench) -> usize {
     let index = SceneIndex::build(&b.scene, b.root);
     let whole_primitives: usize = (index.whole_drawables().iter())
-        .filter_map(|&d| {
-            let geometry = b.scene.drawable(d)?.as_geometry()?;
-            if b.scene.is_instanced(d) {
-                PrimitiveBvh::build_instanced(geometry)
-            } else {
-                PrimitiveBvh::build(geometry)
-            }
-        })
+        .filter_map(|&d| b.scene.build_primitive_bvh(d))
         .map(|bvh| bvh.len())
         .sum();
     index.world().triangle_count() + whole_primitives

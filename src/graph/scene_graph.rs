@@ -259,15 +259,20 @@ impl SceneGraph {
         let entry = self.drawables.get(id)?;
         entry
             .accel
-            .get_or_init(|| {
-                let geometry = entry.drawable.as_geometry()?;
-                if self.is_instanced(id) {
-                    PrimitiveBvh::build_instanced(geometry)
-                } else {
-                    PrimitiveBvh::build(geometry)
-                }
-            })
+            .get_or_init(|| self.build_primitive_bvh(id))
             .as_ref()
+    }
+
+    /// Builds the drawable's primitive BVH afresh, as [`primitive_bvh`](Self::primitive_bvh)
+    /// builds its cached one (the finer tree for an instanced drawable); `None` as there.
+    /// For measuring builds; queries use the cached one.
+    pub fn build_primitive_bvh(&self, id: DrawableId) -> Option<PrimitiveBvh> {
+        let geometry = self.drawables.get(id)?.drawable.as_geometry()?;
+        if self.is_instanced(id) {
+            PrimitiveBvh::build_instanced(geometry)
+        } else {
+            PrimitiveBvh::build(geometry)
+        }
     }
 
     /// Whether more than one path leads down to the drawable: it sits in several
