@@ -170,6 +170,17 @@ fn the_city_far_away_answers_as_at_the_origin() {
     }
 }
 
+/// A scene of one geode under the root, holding `triangle`.
+fn one_triangle(triangle: Geometry) -> (SceneGraph, NodeId) {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let geode = scene.add_geode("geode");
+    scene.add_child(root, geode).unwrap();
+    let d = scene.add_drawable("triangle", triangle);
+    scene.add_drawable_to_geode(geode, d).unwrap();
+    (scene, root)
+}
+
 /// Found by the `query` fuzz target: a half-space `x >= 0` given with a normal 4.4e-159
 /// long (its square is subnormal, and a plain square root of it is off by 10^-7), over a
 /// drawable whose vertex array also holds a vertex at x = -1.7e38 (unused, but in its
@@ -178,10 +189,6 @@ fn the_city_far_away_answers_as_at_the_origin() {
 /// triangle. Both must find it, at its true distance.
 #[test]
 fn a_plane_with_a_tiny_normal_culls_nothing_it_touches() {
-    let mut scene = SceneGraph::new();
-    let root = scene.add_group("root");
-    let geode = scene.add_geode("geode");
-    scene.add_child(root, geode).unwrap();
     let far_vertex = Vec3::new(-1.714704e38, -2.3159167e18, 0.0);
     let triangle = Geometry::new(vec![
         Vec3::new(43.0, -125.0, -1.0),
@@ -194,8 +201,7 @@ fn a_plane_with_a_tiny_normal_culls_nothing_it_touches() {
         vec![0, 3, 1],
     ))
     .unwrap();
-    let d = scene.add_drawable("triangle", triangle);
-    scene.add_drawable_to_geode(geode, d).unwrap();
+    let (scene, root) = one_triangle(triangle);
     for tiny in [4.418321272710734e-159, 1e-160, 1.0] {
         for accelerated in [false, true] {
             let mut visitor = IntersectionVisitor::new();
@@ -224,10 +230,6 @@ fn a_plane_with_a_tiny_normal_culls_nothing_it_touches() {
 /// through to the exact test) found the hit at the end. Both must find it.
 #[test]
 fn a_segment_from_far_away_hits_what_its_end_touches() {
-    let mut scene = SceneGraph::new();
-    let root = scene.add_group("root");
-    let geode = scene.add_geode("geode");
-    scene.add_child(root, geode).unwrap();
     // A triangle in the plane x = 0.
     let triangle = Geometry::new(vec![
         Vec3::new(0.0, -1.0, -1.0),
@@ -236,8 +238,7 @@ fn a_segment_from_far_away_hits_what_its_end_touches() {
     ])
     .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
     .unwrap();
-    let d = scene.add_drawable("triangle", triangle);
-    scene.add_drawable_to_geode(geode, d).unwrap();
+    let (scene, root) = one_triangle(triangle);
     let start = DVec3::new(-6.272594058084805e269, 2.16327e-319, 0.0);
     let end = DVec3::new(0.0, 0.25, 0.25);
     for accelerated in [false, true] {
