@@ -10,9 +10,10 @@
 //! through [`Intersector::intersect`] as the plain traversal visits them.
 //!
 //! With a limit that can stop early (`Nearest`, `One`) the walk is nearest first: at
-//! every node the leaves it enters are filtered at once, and the inner nodes it enters
-//! are visited by their entry parameter, the nearest at once and the others from a
-//! stack, skipping those that start beyond the best hit so far. For every hit (`None`,
+//! every node the leaves it enters are filtered at once, nearest first, and the inner
+//! nodes it enters are visited by their entry parameter, the nearest at once and the
+//! others from a stack; leaves and nodes that start beyond the best hit so far are
+//! skipped. For every hit (`None`,
 //! and `OnePerDrawable`, whose best hit per instance needs them all) it is depth first.
 
 use glam::{DVec3, Vec3, Vec4};
@@ -108,6 +109,21 @@ impl LineSegmentIntersector {
     }
 }
 
+/// The lane of `lanes` (a non-empty mask) with the smallest key, the first of equals.
+#[inline(always)]
+fn nearest_lane(lanes: u32, keys: &[f32; 4]) -> usize {
+    let mut best = lanes.trailing_zeros() as usize;
+    let mut rest = lanes & (lanes - 1);
+    while rest != 0 {
+        let lane = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if keys[lane] < keys[best] {
+            best = lane;
+        }
+    }
+    best
+}
+
 impl<'a> Walk<'_, '_, 'a> {
     /// Recomputes [`limit`](Self::limit) after a hit.
     #[inline(always)]
@@ -153,10 +169,15 @@ impl<'a> Walk<'_, '_, 'a> {
             let within = entries.keys.cmple(Vec4::splat(self.limit32)).bitmask();
             let entered = entries.mask & node.lanes() & within;
             let not_nodes = node.not_nodes();
+            let keys = entries.keys.to_array();
             let mut leaves = entered & not_nodes;
             while leaves != 0 {
-                let lane = leaves.trailing_zeros() as usize;
-                leaves &= leaves - 1;
+                // The nearest first; none keyed past the best hit found meanwhile.
+                let lane = nearest_lane(leaves, &keys);
+                if keys[lane] > self.limit32 {
+                    break;
+                }
+                leaves &= !(1 << lane);
                 self.leaf(node, lane);
                 if self.done() {
                     return;
@@ -164,7 +185,6 @@ impl<'a> Walk<'_, '_, 'a> {
             }
             let mut inner = entered & !not_nodes;
             if inner != 0 {
-                let keys = entries.keys.to_array();
                 // The entered inner children, nearest last.
                 let mut order = [(0u32, 0.0f32); 4];
                 let mut count = 0;
