@@ -8,7 +8,7 @@ use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::accel::{Placement, WorldChild};
 use scene_intersect::bounding::{BoundingBox, BoundingSphere};
 use scene_intersect::drawable::Drawable;
-use scene_intersect::intersectors::{AnyIntersector, LocalSegment, QueryError};
+use scene_intersect::intersectors::{AnyIntersector, LocalSegment, PrimitiveKind, QueryError};
 use scene_intersect::prelude::*;
 use scene_intersect::visitor::{DrawableContext, FrameContext};
 
@@ -488,6 +488,9 @@ impl Intersector for WholeVisits {
     fn reached_limit(&self) -> bool {
         self.inner.reached_limit()
     }
+    fn hits_points_or_lines(&self) -> bool {
+        self.inner.hits_points_or_lines()
+    }
     fn end(&mut self) {
         // Not `self.inner.end()`: that is the segment's end point.
         Intersector::end(&mut self.inner);
@@ -515,6 +518,55 @@ fn intersectors_that_do_not_walk_the_world_tree_get_whole_drawables() {
     run(&mut IntersectionVisitor::new(), &scene, root, &mut walked);
     assert!(!walked.intersections().is_empty());
     assert_eq!(whole.inner.intersections(), walked.intersections());
+}
+
+/// Lamp posts (a drawable of lines only) standing on a grid: a segment without a
+/// picking tolerance cannot hit a line, so whole visits skip the posts; with one, they
+/// are visited and the post passed within it is hit.
+#[test]
+fn drawables_of_lines_only_are_skipped_unless_lines_can_be_hit() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let ground = scene.add_drawable("ground", grid(4, 10.0));
+    let post_ends = [
+        Vec3::new(1.0, 0.0, 1.0),
+        Vec3::new(1.0, 5.0, 1.0),
+        Vec3::new(-3.0, 0.0, 2.0),
+        Vec3::new(-3.0, 5.0, 2.0),
+    ];
+    let lines = PrimitiveSet::draw_arrays(PrimitiveMode::Lines, 0, 4);
+    let posts = Geometry::new(post_ends.to_vec())
+        .with_primitive_set(lines)
+        .unwrap();
+    assert!(!posts.emits_triangles());
+    let posts = scene.add_drawable("posts", posts);
+    for (name, drawable) in [("ground", ground), ("posts", posts)] {
+        let geode = scene.add_geode(name);
+        scene.add_drawable_to_geode(geode, drawable).unwrap();
+        scene.add_child(root, geode).unwrap();
+    }
+    // Level at y = 2, 0.1 beside the first post (z = 1.1) and 0.9 beside the second.
+    let (a, b) = (DVec3::new(-9.0, 2.0, 1.1), DVec3::new(9.0, 2.0, 1.1));
+    let visit = |tolerance: Option<f64>| {
+        let mut inner = LineSegmentIntersector::new(a, b).unwrap();
+        inner.set_picking_tolerance(tolerance).unwrap();
+        let mut whole = WholeVisits {
+            inner,
+            visits: Vec::new(),
+        };
+        run(&mut IntersectionVisitor::new(), &scene, root, &mut whole);
+        whole
+    };
+    let without = visit(None);
+    assert!(!without.visits.contains(&posts));
+    assert!(without.inner.intersections().is_empty());
+    let within = visit(Some(0.2));
+    assert!(within.visits.contains(&posts));
+    let hits = within.inner.intersections();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].drawable, posts);
+    assert_eq!(hits[0].primitive_kind, PrimitiveKind::Line);
+    assert_eq!(hits[0].primitive_index, 0);
 }
 
 #[test]

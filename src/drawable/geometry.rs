@@ -94,6 +94,25 @@ impl Geometry {
             .sum()
     }
 
+    /// Whether a primitive set draws triangles or quads
+    /// ([`PrimitiveMode::emits_triangles`]): when none does, the geometry holds only
+    /// points and lines.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
+    ///
+    /// let posts = Geometry::new(vec![Vec3::ZERO, Vec3::Y])
+    ///     .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Lines, 0, 2))?;
+    /// assert!(!posts.emits_triangles());
+    /// # Ok::<(), scene_intersect::graph::GraphError>(())
+    /// ```
+    pub fn emits_triangles(&self) -> bool {
+        self.primitive_sets
+            .iter()
+            .any(|s| s.mode().emits_triangles())
+    }
+
     /// How many vertices are NaN or infinite (their primitives are skipped).
     pub fn non_finite_vertex_count(&self) -> usize {
         self.vertices.iter().filter(|v| !v.is_finite()).count()

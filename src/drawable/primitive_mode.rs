@@ -44,6 +44,29 @@ impl PrimitiveMode {
         })
     }
 
+    /// Whether this mode assembles triangles (or quads, two triangles each); the others
+    /// make only points or lines.
+    ///
+    /// ```
+    /// use scene_intersect::drawable::PrimitiveMode;
+    /// assert!(PrimitiveMode::QuadStrip.emits_triangles());
+    /// assert!(!PrimitiveMode::LineLoop.emits_triangles());
+    /// ```
+    pub fn emits_triangles(self) -> bool {
+        match self {
+            PrimitiveMode::Points
+            | PrimitiveMode::Lines
+            | PrimitiveMode::LineStrip
+            | PrimitiveMode::LineLoop => false,
+            PrimitiveMode::Triangles
+            | PrimitiveMode::TriangleStrip
+            | PrimitiveMode::TriangleFan
+            | PrimitiveMode::Quads
+            | PrimitiveMode::QuadStrip
+            | PrimitiveMode::Polygon => true,
+        }
+    }
+
     /// The number of primitives (points, lines, triangles or quads) a run of `n` vertices
     /// makes, counted as the primitive index counts them: degenerate ones included,
     /// leftover vertices that do not complete a primitive ignored.

@@ -182,6 +182,10 @@ impl Intersector for AnyIntersector {
         dispatch!(self, i => i.drawable_test_only_culls())
     }
 
+    fn hits_points_or_lines(&self) -> bool {
+        dispatch!(self, i => i.hits_points_or_lines())
+    }
+
     fn orders_world_boxes(&self) -> bool {
         dispatch!(self, i => i.orders_world_boxes())
     }
@@ -296,6 +300,11 @@ impl Intersector for IntersectorGroup {
     /// When every member's does (each member's test is asked again per visit anyway).
     fn drawable_test_only_culls(&self) -> bool {
         self.members.iter().all(|m| m.drawable_test_only_culls())
+    }
+
+    /// When any member's can.
+    fn hits_points_or_lines(&self) -> bool {
+        self.members.iter().any(|m| m.hits_points_or_lines())
     }
 
     /// When any member orders them.

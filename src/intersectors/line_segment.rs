@@ -643,6 +643,11 @@ impl Intersector for LineSegmentIntersector {
         true
     }
 
+    /// Only with a picking tolerance.
+    fn hits_points_or_lines(&self) -> bool {
+        self.tolerance.is_some()
+    }
+
     fn end(&mut self) {
         self.pending
             .drain_sorted_into(&mut self.hits, &mut self.spare_paths);

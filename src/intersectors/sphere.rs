@@ -549,6 +549,12 @@ impl Intersector for SphereIntersector {
         true
     }
 
+    /// When the primitive mask has points or lines.
+    fn hits_points_or_lines(&self) -> bool {
+        self.primitive_mask.contains(PrimitiveMask::POINTS)
+            || self.primitive_mask.contains(PrimitiveMask::LINES)
+    }
+
     /// No: its boxes have no order key (even `Nearest` must look at every candidate).
     fn orders_world_boxes(&self) -> bool {
         false

@@ -557,7 +557,10 @@ enum InstanceItems<'a> {
 /// Visits one instance whole, as the plain traversal would visit its drawable: unless a
 /// mask, switch or LOD keeps the traversal from it, the query is moved to its frame,
 /// its drawable's box tested (unless the intersector's test only culls, which the world
-/// box already did) and its primitives intersected.
+/// box already did) and its primitives intersected. A geometry of points and lines only
+/// is skipped when the intersector cannot hit those
+/// ([`Intersector::hits_points_or_lines`]): the plain traversal finds nothing there
+/// either.
 pub(crate) fn visit_whole<I: Intersector>(
     visitor: &IntersectionVisitor,
     scene: &SceneGraph,
@@ -571,6 +574,11 @@ pub(crate) fn visit_whole<I: Intersector>(
     let Some(drawable) = scene.drawable(instance.drawable) else {
         return;
     };
+    if !intersector.hits_points_or_lines()
+        && drawable.as_geometry().is_some_and(|g| !g.emits_triangles())
+    {
+        return;
+    }
     let local = intersector.localize(&instance.local_to_world, &instance.world_to_local);
     if !intersector.drawable_test_only_culls() {
         let entered = scene

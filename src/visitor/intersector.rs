@@ -163,6 +163,14 @@ pub trait Intersector {
         false
     }
 
+    /// Whether a point or a line can be hit at all. When not, the scene-index walk
+    /// skips the whole items whose drawable is a [`Geometry`](crate::drawable::Geometry)
+    /// of points and lines only (a street's lamp posts), before moving the query to
+    /// their frame: their primitives could not be hit. Default: yes.
+    fn hits_points_or_lines(&self) -> bool {
+        true
+    }
+
     /// Called after the traversal: sorts the hits.
     fn end(&mut self) {}
 }
