@@ -73,21 +73,16 @@ pub enum Placement {
 }
 
 /// One drawable occurrence.
+///
+/// Laid out in the order a visit reads it (`repr(C)`): what every visit of a whole item
+/// reads first, together (the flags, the drawable, the gates and the matrix that moves a
+/// query to its frame), then what only hits and edits read.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct Instance {
-    /// Root-first node path to the geode.
-    pub path: Box<[NodeId]>,
-    /// The drawable.
-    pub drawable: DrawableId,
-    /// Local-to-world matrix of the geode.
-    pub local_to_world: DMat4,
-    /// Its inverse.
-    pub world_to_local: DMat4,
-    /// The drawable's box in world space (outward-rounded `f32`).
-    pub world_box: Aabb,
-    /// Switch / LOD conditions on the path (a boxed slice: most paths have none, and an
-    /// inline one would cost every instance the size of a LOD gate's matrix).
-    pub gates: Box<[Gate]>,
+    /// Whether a matrix edit moved it since the build: its place in the world tree is
+    /// stale, and it is visited from [`SceneIndex::detached`] instead.
+    pub detached: bool,
     /// False when a transform on the path is singular (the plain traversal skips such
     /// subtrees); kept so that a later matrix edit can bring it back by a refit.
     pub active: bool,
@@ -97,9 +92,19 @@ pub struct Instance {
     pub default_masks: bool,
     /// How the world tree holds it.
     pub placement: Placement,
-    /// Whether a matrix edit moved it since the build: its place in the world tree is
-    /// stale, and it is visited from [`SceneIndex::detached`] instead.
-    pub detached: bool,
+    /// The drawable.
+    pub drawable: DrawableId,
+    /// Switch / LOD conditions on the path (a boxed slice: most paths have none, and an
+    /// inline one would cost every instance the size of a LOD gate's matrix).
+    pub gates: Box<[Gate]>,
+    /// The inverse of [`local_to_world`](Self::local_to_world).
+    pub world_to_local: DMat4,
+    /// Local-to-world matrix of the geode.
+    pub local_to_world: DMat4,
+    /// Root-first node path to the geode.
+    pub path: Box<[NodeId]>,
+    /// The drawable's box in world space (outward-rounded `f32`).
+    pub world_box: Aabb,
 }
 
 impl Instance {
