@@ -82,7 +82,14 @@ struct Bench {
     /// The same boxes as their six planes, as a query file gives them.
     box_planes: Vec<Vec<DVec4>>,
     spheres: Vec<(DVec3, f64)>,
+    /// Segments of [`LOCAL_SEGMENT_LENGTH`] from a point of the box in any direction:
+    /// the scaling line's segments whose length does not grow with the scene.
+    local_segments: Vec<(DVec3, DVec3)>,
 }
+
+/// The length of [`Bench::local_segments`], in scene units (metres on the generated
+/// cities: a few buildings).
+const LOCAL_SEGMENT_LENGTH: f64 = 100.0;
 
 /// The scene's triangles in world space, as parry and Embree get them.
 struct Flattened {
@@ -244,6 +251,22 @@ fn load(path: &Path) -> Option<Bench> {
         boxes.push(one);
         spheres.push((point(&mut rng), rng.range(0.5, 10.0)));
     }
+    let direction = |rng: &mut Rng| loop {
+        let d = DVec3::new(
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        );
+        if (1e-6..=1.0).contains(&d.length_squared()) {
+            break d.normalize();
+        }
+    };
+    let local_segments = (0..TABLE)
+        .map(|_| {
+            let start = point(&mut rng);
+            (start, start + direction(&mut rng) * LOCAL_SEGMENT_LENGTH)
+        })
+        .collect();
     Some(Bench {
         name: path.file_stem()?.to_string_lossy().into_owned(),
         scene,
@@ -257,6 +280,7 @@ fn load(path: &Path) -> Option<Bench> {
         boxes,
         box_planes,
         spheres,
+        local_segments,
     })
 }
 
@@ -588,6 +612,9 @@ fn ratio_line(scene: &str, what: &str, ours: (f64, usize), other_name: &str, oth
     );
 }
 
+/// One of our workloads on a scene: the queries answered, the hits found.
+type Workload = dyn Fn(&Bench, &mut IntersectionVisitor) -> usize;
+
 fn print_ratios(benches: &[Bench]) {
     println!(
         "\n== side-by-side: {TABLE} distinct queries per workload, after a warm-up, median of 5 samples of >= {} ms (threads: 10 000, median of 9) ==",
@@ -698,23 +725,41 @@ fn print_ratios(benches: &[Bench]) {
             bytes as f64 / triangles.max(1) as f64,
         );
     }
-    // Cost per query as the city grows 10x (generated cities).
-    let per_query = |name: &str| {
-        benches.iter().find(|b| b.name == name).map(|b| {
+    // Cost per query as the city grows 10x (generated cities). Segments crossing the
+    // scene grow with it (3.2 times as long on a city 10 times the area), segments of a
+    // fixed length, boxes and spheres do not.
+    if let (Some(small), Some(big)) = (
+        benches.iter().find(|b| b.name == "city_s3"),
+        benches.iter().find(|b| b.name == "city_s10"),
+    ) {
+        let per_query = |b: &Bench, run: &Workload| {
             let mut v = IntersectionVisitor::new();
-            let (t, _) = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::Nearest, TABLE));
-            (t / TABLE as f64, b.parry_indices.len())
-        })
-    };
-    if let (Some(small), Some(big)) = (per_query("city_s3"), per_query("city_s10")) {
-        println!(
-            "scaling: {} -> {} triangles: nearest segment {:.4} -> {:.4} ms per query ({:.2}x)",
-            small.1,
-            big.1,
-            small.0,
-            big.0,
-            big.0 / small.0
-        );
+            median_ms(|| run(b, &mut v)).0 * 1e3 / TABLE as f64
+        };
+        let workloads: [(&str, &Workload); 5] = [
+            ("nearest segment crossing the scene", &|b, v| {
+                ours_segments(b, v, IntersectionLimit::Nearest, TABLE)
+            }),
+            ("nearest segment of 100 units", &|b, v| {
+                ours_segments_of(&b.local_segments, b, v, IntersectionLimit::Nearest)
+            }),
+            ("all hits of 100 units", &|b, v| {
+                ours_segments_of(&b.local_segments, b, v, IntersectionLimit::None)
+            }),
+            ("box", &|b, v| ours_boxes(b, v, TABLE)),
+            ("sphere", &|b, v| ours_spheres(b, v, TABLE)),
+        ];
+        for (what, run) in workloads {
+            let (t_small, t_big) = (per_query(small, run), per_query(big, run));
+            println!(
+                "scaling: {} -> {} triangles: {what} {:.3} -> {:.3} us per query ({:.2}x)",
+                small.parry_indices.len(),
+                big.parry_indices.len(),
+                t_small,
+                t_big,
+                t_big / t_small
+            );
+        }
     }
     println!();
 }
