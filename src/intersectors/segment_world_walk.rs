@@ -13,8 +13,8 @@
 //! every node the leaves it enters are filtered at once, nearest first, and the inner
 //! nodes it enters are visited by their entry parameter, the nearest at once and the
 //! others from a stack; leaves and nodes that start beyond the best hit so far are
-//! skipped. For every hit (`None`,
-//! and `OnePerDrawable`, whose best hit per instance needs them all) it is depth first.
+//! skipped. For every hit (`None`, and `OnePerDrawable`, whose best hit per instance
+//! needs them all) it is depth first.
 
 use glam::{DVec3, Vec3, Vec4};
 use smallvec::SmallVec;
