@@ -75,8 +75,9 @@ pub enum Placement {
 /// One drawable occurrence.
 ///
 /// Laid out in the order a visit reads it (`repr(C)`): what every visit of a whole item
-/// reads first, together (the flags, the drawable, the gates and the matrix that moves a
-/// query to its frame), then what only hits and edits read.
+/// reads first, together (the flags, the drawable, the gates, then the matrices that move
+/// a query to its frame: segments and balls take the inverse, polytopes the
+/// local-to-world matrix), then what only hits and edits read (the path, the box).
 #[derive(Clone, Debug, PartialEq)]
 #[repr(C)]
 pub struct Instance {
