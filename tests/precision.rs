@@ -2,7 +2,8 @@
 //! vertices near their local origin) is hit at the right world point to a micrometre by
 //! all three intersectors, and the real city answers exactly as it does at the origin.
 //! A plane whose normal is 10^-158 long culls nothing it touches, and a segment from
-//! 10^269 units away still hits what its end touches.
+//! 10^269 units away still hits what its end touches (a triangle, or a point within its
+//! picking tolerance).
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
@@ -170,13 +171,13 @@ fn the_city_far_away_answers_as_at_the_origin() {
     }
 }
 
-/// A scene of one geode under the root, holding `triangle`.
-fn one_triangle(triangle: Geometry) -> (SceneGraph, NodeId) {
+/// A scene of one geode under the root, holding `geometry`.
+fn one_drawable(geometry: Geometry) -> (SceneGraph, NodeId) {
     let mut scene = SceneGraph::new();
     let root = scene.add_group("root");
     let geode = scene.add_geode("geode");
     scene.add_child(root, geode).unwrap();
-    let d = scene.add_drawable("triangle", triangle);
+    let d = scene.add_drawable("drawable", geometry);
     scene.add_drawable_to_geode(geode, d).unwrap();
     (scene, root)
 }
@@ -201,7 +202,7 @@ fn a_plane_with_a_tiny_normal_culls_nothing_it_touches() {
         vec![0, 3, 1],
     ))
     .unwrap();
-    let (scene, root) = one_triangle(triangle);
+    let (scene, root) = one_drawable(triangle);
     for tiny in [4.418321272710734e-159, 1e-160, 1.0] {
         for accelerated in [false, true] {
             let mut visitor = IntersectionVisitor::new();
@@ -238,7 +239,7 @@ fn a_segment_from_far_away_hits_what_its_end_touches() {
     ])
     .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
     .unwrap();
-    let (scene, root) = one_triangle(triangle);
+    let (scene, root) = one_drawable(triangle);
     let start = DVec3::new(-6.272594058084805e269, 2.16327e-319, 0.0);
     let end = DVec3::new(0.0, 0.25, 0.25);
     for accelerated in [false, true] {
@@ -248,6 +249,46 @@ fn a_segment_from_far_away_hits_what_its_end_touches() {
         visitor.apply(&scene, root, &mut segment).unwrap();
         let hits = segment.intersections();
         assert_eq!(hits.len(), 1, "accelerated {accelerated}");
+        assert_eq!(hits[0].ratio, 1.0, "accelerated {accelerated}");
+    }
+}
+
+/// Found by the `query` fuzz target: a segment 8.5e303 units long with a picking
+/// tolerance of 0.25, ending 1.9e-12 from a point of a drawable of points. The plain
+/// traversal's padded box test computed the parameter at which the segment enters the
+/// box as `1 + 2^-52` (one ulp of the parameter is 10^288 units along such a segment),
+/// past the segment's end, and culled the drawable; the accelerated walk visits whole
+/// items without that test and found the point. Both must find it, at the end.
+#[test]
+fn a_segment_from_far_away_picks_the_point_at_its_end() {
+    // Point 3 is the vertex near the origin; the others are 130 units off the segment.
+    let points = Geometry::new(vec![
+        Vec3::new(4.6895815e-13, 6.8622916e-18, 1.833265e-12),
+        Vec3::new(-125.0, 44.0, -3.0),
+    ])
+    .with_primitive_set(PrimitiveSet::draw_elements_u32(
+        PrimitiveMode::Points,
+        vec![1, 1, 1, 0, 1],
+    ))
+    .unwrap();
+    let (scene, root) = one_drawable(points);
+    let start = DVec3::new(
+        5.374453214340611e-306,
+        -6.172346455576525e303,
+        -5.829006823093293e303,
+    );
+    let end = DVec3::new(1.5e-323, 0.0, 0.0);
+    for accelerated in [false, true] {
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        let mut picker = LineSegmentIntersector::new(start, end)
+            .unwrap()
+            .with_picking_tolerance(0.25)
+            .unwrap();
+        visitor.apply(&scene, root, &mut picker).unwrap();
+        let hits = picker.intersections();
+        assert_eq!(hits.len(), 1, "accelerated {accelerated}");
+        assert_eq!(hits[0].primitive_index, 3, "accelerated {accelerated}");
         assert_eq!(hits[0].ratio, 1.0, "accelerated {accelerated}");
     }
 }

@@ -412,6 +412,9 @@ fn segment_box_entry(s: DVec3, d: DVec3, min: DVec3, max: DVec3, pad: f64) -> Op
     SlabSegment::new(s, d, pad).entry_box(min, max)
 }
 
+/// The relative rounding allowed for a slab parameter of [`SlabSegment`] (4 ulps).
+const SLAB_ROUNDING: f64 = 4.0 * f64::EPSILON;
+
 /// A segment ready for many box tests: the inverse direction per axis, computed once.
 struct SlabSegment {
     start: DVec3,
@@ -449,6 +452,13 @@ impl SlabSegment {
                 if ta > tb {
                     std::mem::swap(&mut ta, &mut tb);
                 }
+                // Each parameter is rounded three times (the difference, the inverse,
+                // the product): widened by 4 of its ulps, the slab holds the exact one,
+                // however long the segment (10^303 units long, one ulp of the parameter
+                // is 10^287 units along it, and a box touching its end came out past
+                // `t = 1`). The absolute term covers subnormal products.
+                ta -= ta.abs() * SLAB_ROUNDING + f64::MIN_POSITIVE;
+                tb += tb.abs() * SLAB_ROUNDING + f64::MIN_POSITIVE;
                 t0 = t0.max(ta);
                 t1 = t1.min(tb);
                 if t0 > t1 {
