@@ -454,9 +454,9 @@ impl SlabSegment {
                 }
                 // Each parameter is rounded three times (the difference, the inverse,
                 // the product): widened by 4 of its ulps, the slab holds the exact one,
-                // however long the segment (10^303 units long, one ulp of the parameter
-                // is 10^287 units along it, and a box touching its end came out past
-                // `t = 1`). The absolute term covers subnormal products.
+                // however long the segment (8.5·10^303 units long, one ulp of the
+                // parameter is 2·10^288 units along it, and a box touching its end came
+                // out past `t = 1`). The absolute term covers subnormal products.
                 ta -= ta.abs() * SLAB_ROUNDING + f64::MIN_POSITIVE;
                 tb += tb.abs() * SLAB_ROUNDING + f64::MIN_POSITIVE;
                 t0 = t0.max(ta);
