@@ -94,9 +94,9 @@ impl Geometry {
             .sum()
     }
 
-    /// Whether a primitive set draws triangles or quads
-    /// ([`PrimitiveMode::emits_triangles`]): when none does, the geometry holds only
-    /// points and lines.
+    /// Whether a primitive set draws triangles or quads (see
+    /// [`PrimitiveMode::emits_triangles`](super::PrimitiveMode::emits_triangles)): when
+    /// none does, the geometry holds only points and lines.
     ///
     /// ```
     /// use glam::Vec3;
