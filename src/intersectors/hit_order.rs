@@ -187,18 +187,20 @@ pub(crate) fn padded_box(bound: &Aabb) -> (BoundingBox, f64) {
     (bound, pad)
 }
 
-/// The margins a walk of `world` culls its boxes with: `(pad, scale)`, the
-/// [`cull_padding`] of the tree's box (measured with its frame's offset, since the exact
-/// tests' rounding grows with the absolute coordinates) and the largest magnitude of
-/// the tree's own coordinates.
-pub(crate) fn world_tree_padding(world: &WorldBvh) -> (f64, f64) {
-    let (min, max) = world.bounds().as_dvec3();
+/// The margins a walk of a tree whose boxes lie in `bounds` culls them with: `(pad,
+/// scale)`, the [`cull_padding`] of `bounds` (its coordinates measured from a frame
+/// `offset` away from the origin, since the exact tests' rounding grows with the
+/// absolute coordinates) and the largest magnitude of its own coordinates.
+pub(crate) fn box_padding(bounds: &Aabb, offset: f64) -> (f64, f64) {
+    let (min, max) = bounds.as_dvec3();
     let scale = min.abs().max(max.abs()).max_element();
-    let pad = cull_padding(
-        (max - min).length().min(f64::MAX),
-        scale + world.frame().offset(),
-    );
+    let pad = cull_padding((max - min).length().min(f64::MAX), scale + offset);
     (pad, scale)
+}
+
+/// [`box_padding`] for a walk of `world`, whose boxes are measured in its frame.
+pub(crate) fn world_tree_padding(world: &WorldBvh) -> (f64, f64) {
+    box_padding(&world.bounds(), world.frame().offset())
 }
 
 /// A tiny outward padding for bound culling, so a primitive lying exactly on its

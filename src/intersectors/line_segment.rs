@@ -5,7 +5,7 @@ use std::cell::Cell;
 use glam::{DMat3, DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{cull_padding, padded_box};
+use super::hit_order::{box_padding, cull_padding, padded_box};
 use super::node_path_pool::NodePathPool;
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
@@ -539,10 +539,8 @@ impl Intersector for LineSegmentIntersector {
     }
 
     fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
-        let (min, max) = scene_bounds.as_dvec3();
-        let scale = min.abs().max(max.abs()).max_element();
-        let pad =
-            self.tolerance.unwrap_or(0.0) + cull_padding((max - min).length().min(f64::MAX), scale);
+        let (pad, scale) = box_padding(scene_bounds, 0.0);
+        let pad = self.tolerance.unwrap_or(0.0) + pad;
         let slab = SegmentSlab::new(
             self.world_start,
             self.world_end - self.world_start,
@@ -615,9 +613,8 @@ impl Intersector for LineSegmentIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let (min, max) = bvh.bounds().as_dvec3();
-                let scale = min.abs().max(max.abs()).max_element();
-                let pad = local.tolerance + cull_padding((max - min).length(), scale);
+                let (pad, scale) = box_padding(&bvh.bounds(), 0.0);
+                let pad = local.tolerance + pad;
                 let slab = SegmentSlab::new(local.start, local.direction, pad, scale).wide();
                 if self.limit == IntersectionLimit::None {
                     // Every hit is wanted: no order can save work, so none is kept.

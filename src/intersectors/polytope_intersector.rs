@@ -4,7 +4,9 @@ use glam::{DMat4, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
 use super::clipping::{clip_segment, contains_point, plane_value, TriangleClipper};
-use super::hit_order::{cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit};
+use super::hit_order::{
+    box_padding, cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit,
+};
 use super::node_path_pool::NodePathPool;
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
 use crate::accel::{normal_length, Aabb, Aabb4, PlaneCuller, WideEntries};
@@ -639,9 +641,7 @@ impl Intersector for PolytopeIntersector {
     }
 
     fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
-        let (min, max) = scene_bounds.as_dvec3();
-        let scale = min.abs().max(max.abs()).max_element();
-        let pad = cull_padding((max - min).length().min(f64::MAX), scale);
+        let (pad, scale) = box_padding(scene_bounds, 0.0);
         // Every box of the index lies in `scene_bounds`: when the query's own bounds miss
         // it, they reject every box and the planes are never needed.
         let missed = self
@@ -741,9 +741,7 @@ impl Intersector for PolytopeIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let (min, max) = bvh.bounds().as_dvec3();
-                let scale = min.abs().max(max.abs()).max_element();
-                let pad = cull_padding((max - min).length(), scale);
+                let (pad, scale) = box_padding(&bvh.bounds(), 0.0);
                 let culler = local
                     .culler
                     .as_ref()
@@ -794,8 +792,8 @@ impl Intersector for PolytopeIntersector {
 
     /// When the primitive mask has points or lines.
     fn hits_points_or_lines(&self) -> bool {
-        self.primitive_mask.contains(PrimitiveMask::POINTS)
-            || self.primitive_mask.contains(PrimitiveMask::LINES)
+        self.primitive_mask
+            .intersects(PrimitiveMask::POINTS | PrimitiveMask::LINES)
     }
 
     /// No: its boxes have no order key (even `Nearest` must look at every candidate).

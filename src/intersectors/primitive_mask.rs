@@ -27,6 +27,18 @@ impl PrimitiveMask {
     pub fn contains(self, other: PrimitiveMask) -> bool {
         self.0 & other.0 == other.0
     }
+
+    /// True when some kind in `other` is in `self`.
+    ///
+    /// ```
+    /// use scene_intersect::intersectors::PrimitiveMask;
+    /// let loose = PrimitiveMask::POINTS | PrimitiveMask::LINES;
+    /// assert!(PrimitiveMask::ALL.intersects(loose));
+    /// assert!(!PrimitiveMask::TRIANGLES.intersects(loose));
+    /// ```
+    pub fn intersects(self, other: PrimitiveMask) -> bool {
+        self.0 & other.0 != 0
+    }
 }
 
 impl Default for PrimitiveMask {

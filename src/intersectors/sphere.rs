@@ -3,7 +3,8 @@
 use glam::{DMat4, DVec3, Vec3};
 
 use super::hit_order::{
-    cull_padding, padded_box, record_hits, sort_hits, total_order_key, HitKey, OrderedHit,
+    box_padding, cull_padding, padded_box, record_hits, sort_hits, total_order_key, HitKey,
+    OrderedHit,
 };
 use super::line_segment::max_scale;
 use super::node_path_pool::NodePathPool;
@@ -466,9 +467,7 @@ impl Intersector for SphereIntersector {
     }
 
     fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
-        let (min, max) = scene_bounds.as_dvec3();
-        let scale = min.abs().max(max.abs()).max_element();
-        let pad = cull_padding((max - min).length().min(f64::MAX), scale);
+        let (pad, scale) = box_padding(scene_bounds, 0.0);
         self.world_ball = Some(BallCuller::new(self.world_center, self.radius + pad, scale));
     }
 
@@ -521,9 +520,7 @@ impl Intersector for SphereIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let (min, max) = bvh.bounds().as_dvec3();
-                let scale = min.abs().max(max.abs()).max_element();
-                let pad = cull_padding((max - min).length(), scale);
+                let (pad, scale) = box_padding(&bvh.bounds(), 0.0);
                 let ball = BallCuller::new(local.center, local.radius + pad, scale);
                 functor.local_ball = Some(ball);
                 bvh.for_each_candidate_wide(geometry, |b| ball.overlapping(b), &mut functor);
@@ -551,8 +548,8 @@ impl Intersector for SphereIntersector {
 
     /// When the primitive mask has points or lines.
     fn hits_points_or_lines(&self) -> bool {
-        self.primitive_mask.contains(PrimitiveMask::POINTS)
-            || self.primitive_mask.contains(PrimitiveMask::LINES)
+        self.primitive_mask
+            .intersects(PrimitiveMask::POINTS | PrimitiveMask::LINES)
     }
 
     /// No: its boxes have no order key (even `Nearest` must look at every candidate).
