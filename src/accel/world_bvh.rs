@@ -307,19 +307,8 @@ impl WorldBvh {
                     return;
                 }
             }
-            let mut inner = entered & !not_nodes;
-            if inner != 0 {
-                // The first inner child next, the others later.
-                let lane = inner.trailing_zeros() as usize;
-                inner &= inner - 1;
-                while inner != 0 {
-                    let other = 31 - inner.leading_zeros() as usize;
-                    inner &= !(1 << other);
-                    stack.push(node.children[other]);
-                }
-                current = node.children[lane];
-                continue;
-            }
+            // The inner children entered, the last of them next.
+            stack.push_lanes(&node.children, entered & !not_nodes);
             match stack.pop() {
                 Some(next) => current = next,
                 None => return,
