@@ -464,10 +464,11 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
         let mut crossed = false;
         for &p in &self.planes {
             let (da, db, dc) = (plane_value(p, a), plane_value(p, b), plane_value(p, c));
-            if da < 0.0 && db < 0.0 && dc < 0.0 {
+            // (`&` and `|`: short-circuited, each comparison branched on the data.)
+            if (da < 0.0) & (db < 0.0) & (dc < 0.0) {
                 return;
             }
-            crossed |= da < 0.0 || db < 0.0 || dc < 0.0;
+            crossed |= (da < 0.0) | (db < 0.0) | (dc < 0.0);
         }
         if !crossed {
             self.push(
