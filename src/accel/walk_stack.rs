@@ -11,6 +11,22 @@
 /// Entries kept inline.
 const INLINE: usize = 32;
 
+/// Writes `entries[k]` for every bit `k` set in `lanes` (bits 0 to 3) to the front of
+/// `room` (at least 4 long), the lowest lane first, without a branch on the lanes:
+/// every entry is written, and the next place moves past those wanted. Returns how
+/// many were wanted.
+#[inline(always)]
+pub(crate) fn push_lanes<T: Copy>(room: &mut [T], entries: &[T; 4], lanes: u32) -> usize {
+    let room = &mut room[..4];
+    // Before lane `k` at most `k` entries are kept: `at` stays below 4.
+    let mut at = 0;
+    for (k, &entry) in entries.iter().enumerate() {
+        room[at & 3] = entry;
+        at += ((lanes >> k) & 1) as usize;
+    }
+    at
+}
+
 /// A stack of `Copy` entries: the first 32 inline, the rest in a `Vec`.
 ///
 /// ```
@@ -69,13 +85,7 @@ impl<T: Copy + Default> WalkStack<T> {
     #[inline(always)]
     pub fn push_lanes(&mut self, entries: &[T; 4], lanes: u32) {
         if let Some(room) = self.inline.get_mut(self.len..self.len + 4) {
-            // Before lane `k` at most `k` entries are kept: `at` stays below 4.
-            let mut at = 0;
-            for (k, &entry) in entries.iter().enumerate() {
-                room[at & 3] = entry;
-                at += ((lanes >> k) & 1) as usize;
-            }
-            self.len += at;
+            self.len += push_lanes(room, entries, lanes);
         } else {
             for (k, &entry) in entries.iter().enumerate() {
                 if lanes & (1 << k) != 0 {

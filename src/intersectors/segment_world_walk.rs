@@ -23,8 +23,8 @@ use super::hit_order::world_tree_padding;
 use super::segment_hit_store::{compare_across, PendingHit};
 use super::{intersect_segment_triangle_up_to, LineSegmentIntersector, PrimitiveKind};
 use crate::accel::{
-    f32_at_least, Aabb, SegmentFilter, TriangleList, WalkStack, WorldBvh, WorldChild, WorldNode,
-    FILTER_LANES,
+    f32_at_least, push_lanes, Aabb, SegmentFilter, TriangleList, WalkStack, WorldBvh, WorldChild,
+    WorldNode, FILTER_LANES,
 };
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
@@ -124,6 +124,19 @@ fn nearest_lane(lanes: u32, keys: &[f32; 4]) -> usize {
     best
 }
 
+/// Triangles [`Walk::depth_first`] gathers (at most) before testing them.
+const DEFERRED_TRIANGLES: usize = 32;
+
+/// A leaf's box from its splatted corners (their first lanes: no second lookup).
+#[inline(always)]
+fn leaf_box(min: [Vec4; 3], max: [Vec4; 3]) -> Aabb {
+    let corner = |v: [Vec4; 3]| Vec3::new(v[0].x, v[1].x, v[2].x);
+    Aabb {
+        min: corner(min),
+        max: corner(max),
+    }
+}
+
 impl<'a> Walk<'_, '_, 'a> {
     /// Recomputes [`limit`](Self::limit) after a hit.
     #[inline(always)]
@@ -144,15 +157,47 @@ impl<'a> Walk<'_, '_, 'a> {
     }
 
     /// Every leaf and whole item the segment may touch, depth first.
+    ///
+    /// The triangles that pass the filter are gathered and tested a batch at a time:
+    /// looping over each group's few passes mispredicted its exit about once a group
+    /// (callgrind's branch simulation, all hits on littlest_tokyo). Every hit is kept,
+    /// so the order of the tests does not matter.
     fn depth_first(&mut self) {
         let (world, filter) = (self.world, self.filter);
+        let mut passed = [0u32; DEFERRED_TRIANGLES];
+        let mut count = 0;
         world.walk_depth_first(
             |node| filter.entries(&node.boxes).mask,
             |node, lane| {
-                self.leaf(node, lane);
+                match node.child(lane) {
+                    WorldChild::Triangles { first, count: n } => {
+                        let (min, max) = node.boxes.splat_lane(lane);
+                        let reach = filter.leaf(&leaf_box(min, max));
+                        let (mut group, end) = (first as usize, (first + n) as usize);
+                        while group < end {
+                            if count + FILTER_LANES > passed.len() {
+                                for &id in &passed[..count] {
+                                    self.triangle(id);
+                                }
+                                count = 0;
+                            }
+                            let records = &world.triangles()[group..group + FILTER_LANES];
+                            let lanes = (end - group).min(FILTER_LANES);
+                            let ids = [0, 1, 2, 3].map(|k| records[k].id);
+                            let kept = filter.triangles(records, lanes, min, max, reach);
+                            count += push_lanes(&mut passed[count..], &ids, kept);
+                            group += FILTER_LANES;
+                        }
+                    }
+                    WorldChild::Whole(k) => self.context.visit_whole(self.query, k),
+                    WorldChild::Node(_) | WorldChild::Empty => {}
+                }
                 true
             },
         );
+        for &id in &passed[..count] {
+            self.triangle(id);
+        }
     }
 
     /// Nearest first, skipping what starts past the best hit so far, until the limit is
@@ -223,12 +268,7 @@ impl<'a> Walk<'_, '_, 'a> {
         match node.child(lane) {
             WorldChild::Triangles { first, count } => {
                 let (min, max) = node.boxes.splat_lane(lane);
-                // The same box again, from the splats' first lanes (no second lookup).
-                let corner = |v: [Vec4; 3]| Vec3::new(v[0].x, v[1].x, v[2].x);
-                let reach = self.filter.leaf(&Aabb {
-                    min: corner(min),
-                    max: corner(max),
-                });
+                let reach = self.filter.leaf(&leaf_box(min, max));
                 let (mut group, end) = (first as usize, (first + count) as usize);
                 while group < end {
                     let records = &self.world.triangles()[group..group + FILTER_LANES];
