@@ -224,6 +224,79 @@ fn a_plane_with_a_tiny_normal_culls_nothing_it_touches() {
     }
 }
 
+/// Found by the `query` fuzz target: a drawable placed twice, once as it is and once
+/// under a projective transform that throws it some 10^140 units away, past `f32` range.
+/// The index boxes holding that instance are infinite, and the box test of the
+/// polytope's half-space `x >= 0` took the value of its plane at their corner as
+/// `1·∞ + 0·∞ + 0·∞`, NaN: it rejected the root of the instances' tree, and with it the
+/// instance in plain sight. The plain traversal found its nine zero-area triangles (as
+/// their edges); the accelerated one found nothing.
+#[test]
+fn an_instance_past_f32_range_hides_nothing_beside_it() {
+    let mut corners = vec![1u32; 26];
+    corners.push(0);
+    let slivers = Geometry::new(vec![
+        Vec3::new(-93.0, -48.0, -1.0),
+        Vec3::new(54.0, -35.0, -44.0),
+    ])
+    .with_primitive_set(PrimitiveSet::draw_elements_u32(
+        PrimitiveMode::Triangles,
+        corners,
+    ))
+    .unwrap();
+    // Column-major, as the fuzzer gave it: w picks up 2.9e-94 from the translation
+    // column and z a factor 1.1e45, so z / w is some 10^140.
+    let projective = DMat4::from_cols_array(&[
+        -5.463546900607567e-108,
+        -3.5961444911839095e125,
+        1.1214089033777425e45,
+        -3.0098146497996726e-220,
+        4.667415569701808e-62,
+        4.820973205843552e-299,
+        7.871276836755498e-101,
+        6.72270484504231e-101,
+        1.1278055297264741e45,
+        2.310817860204888e-100,
+        -9.666858732194152e-292,
+        1.235464349119518e-298,
+        5.386293016151153e-304,
+        -2.4813502393331327e-98,
+        1.26232872184263e-100,
+        2.8717249879646796e-94,
+    ]);
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let drawable = scene.add_drawable("slivers", slivers);
+    let here = scene.add_geode("here");
+    scene.add_child(root, here).unwrap();
+    scene.add_drawable_to_geode(here, drawable).unwrap();
+    let far = scene.add_transform("far", projective).unwrap();
+    scene.add_child(root, far).unwrap();
+    let there = scene.add_geode("there");
+    scene.add_child(far, there).unwrap();
+    scene.add_drawable_to_geode(there, drawable).unwrap();
+    for normal in [
+        DVec3::X,
+        DVec3::new(1.0, 1.0, 0.0),
+        DVec3::new(2.9e-94, 2.4e-310, 0.0),
+    ] {
+        let mut answers = [false, true].map(|accelerated| {
+            let mut visitor = IntersectionVisitor::new();
+            visitor.set_use_acceleration(accelerated);
+            let half_space = Polytope::new([normal.extend(0.0)]).unwrap();
+            let mut polytope = PolytopeIntersector::new(half_space);
+            visitor.apply(&scene, root, &mut polytope).unwrap();
+            polytope.take_intersections()
+        });
+        let [plain, accelerated] = &mut answers;
+        // All nine primitives of the instance here touch the half-space at the vertex
+        // (54, -35, -44) (the ninth, (54, -35, -44)-(-93, -48, -1), crosses its plane).
+        let here_hits = plain.iter().filter(|h| h.node_path == [root, here]).count();
+        assert_eq!(here_hits, 9, "normal {normal}");
+        assert_eq!(accelerated, plain, "normal {normal}");
+    }
+}
+
 /// Found by the `query` fuzz target: a segment from 6.3e269 units away ending on a
 /// triangle. Its squared length overflows, and the plain traversal's bounding-sphere
 /// test took the segment's closest point to the sphere to be its far start, culled the

@@ -572,12 +572,20 @@ fn normalize_planes_into(planes: &[DVec4], out: &mut SmallVec<[DVec4; 8]>) {
 
 /// True unless the box `[min, max]` lies wholly outside one of the (unit-normal) planes,
 /// with `pad` of slack.
+///
+/// The box may be infinite (an instance under a transform that throws it past `f32`
+/// range, and every index box holding it): where the normal has a zero component, that
+/// coordinate does not count, as `0 · ∞` would make the plane's value NaN and reject the
+/// box, and with it every instance under it. (The other components take the corner
+/// furthest along the normal, whose coordinates are never infinite the other way: a
+/// box's outward-rounded `max` is never `-∞`, nor its `min` `+∞`.)
 #[inline]
 fn box_outside_no_plane(planes: &[DVec4], min: DVec3, max: DVec3, pad: f64) -> bool {
     planes.iter().all(|p| {
         let n = p.truncate();
         // The box corner furthest along the inward normal.
         let corner = DVec3::select(n.cmpge(DVec3::ZERO), max, min);
+        let corner = DVec3::select(n.cmpeq(DVec3::ZERO), DVec3::ZERO, corner);
         n.dot(corner) + p.w >= -pad
     })
 }
