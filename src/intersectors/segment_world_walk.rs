@@ -23,8 +23,8 @@ use super::hit_order::world_tree_padding;
 use super::segment_hit_store::{compare_across, PendingHit};
 use super::{intersect_segment_triangle_up_to, LineSegmentIntersector, PrimitiveKind};
 use crate::accel::{
-    f32_at_least, push_lanes, Aabb, SegmentFilter, TriangleList, WalkStack, WorldBvh, WorldChild,
-    WorldNode, FILTER_LANES,
+    f32_at_least, push_lanes, Aabb, LeafTriangle, SegmentFilter, TriangleList, WalkStack, WorldBvh,
+    WorldChild, WorldNode, FILTER_LANES,
 };
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
@@ -127,13 +127,32 @@ fn nearest_lane(lanes: u32, keys: &[f32; 4]) -> usize {
 /// Triangles [`Walk::depth_first`] gathers (at most) before testing them.
 const DEFERRED_TRIANGLES: usize = 32;
 
-/// A leaf's box from its splatted corners (their first lanes: no second lookup).
+/// Filters the leaf of `count` triangles from `first` in lane `lane` of `node`, four at
+/// a time: hands `group` each group's records (four, the tree pads its array) with the
+/// lanes that may be hit (bit `k` for record `k`).
 #[inline(always)]
-fn leaf_box(min: [Vec4; 3], max: [Vec4; 3]) -> Aabb {
+fn filtered_groups(
+    world: &WorldBvh,
+    filter: &SegmentFilter,
+    node: &WorldNode,
+    lane: usize,
+    first: u32,
+    count: u32,
+    mut group: impl FnMut(&[LeafTriangle], u32),
+) {
+    let (min, max) = node.boxes.splat_lane(lane);
+    // The leaf's box again, from the splats' first lanes (no second lookup).
     let corner = |v: [Vec4; 3]| Vec3::new(v[0].x, v[1].x, v[2].x);
-    Aabb {
+    let reach = filter.leaf(&Aabb {
         min: corner(min),
         max: corner(max),
+    });
+    let (mut at, end) = (first as usize, (first + count) as usize);
+    while at < end {
+        let records = &world.triangles()[at..at + FILTER_LANES];
+        let lanes = (end - at).min(FILTER_LANES);
+        group(records, filter.triangles(records, lanes, min, max, reach));
+        at += FILTER_LANES;
     }
 }
 
@@ -171,23 +190,16 @@ impl<'a> Walk<'_, '_, 'a> {
             |node, lane| {
                 match node.child(lane) {
                     WorldChild::Triangles { first, count: n } => {
-                        let (min, max) = node.boxes.splat_lane(lane);
-                        let reach = filter.leaf(&leaf_box(min, max));
-                        let (mut group, end) = (first as usize, (first + n) as usize);
-                        while group < end {
+                        filtered_groups(world, &filter, node, lane, first, n, |records, kept| {
                             if count + FILTER_LANES > passed.len() {
                                 for &id in &passed[..count] {
                                     self.triangle(id);
                                 }
                                 count = 0;
                             }
-                            let records = &world.triangles()[group..group + FILTER_LANES];
-                            let lanes = (end - group).min(FILTER_LANES);
                             let ids = [0, 1, 2, 3].map(|k| records[k].id);
-                            let kept = filter.triangles(records, lanes, min, max, reach);
                             count += push_lanes(&mut passed[count..], &ids, kept);
-                            group += FILTER_LANES;
-                        }
+                        });
                     }
                     WorldChild::Whole(k) => self.context.visit_whole(self.query, k),
                     WorldChild::Node(_) | WorldChild::Empty => {}
@@ -203,13 +215,14 @@ impl<'a> Walk<'_, '_, 'a> {
     /// Nearest first, skipping what starts past the best hit so far, until the limit is
     /// reached.
     fn nearest_first(&mut self) {
+        let filter = self.filter;
         let nodes = self.world.nodes();
         // (reference, entry key), the nearest on top.
         let mut stack: WalkStack<(u32, f32)> = WalkStack::new();
         let mut current = 0u32;
         'walk: loop {
             let node = &nodes[current as usize];
-            let entries = self.filter.entries(&node.boxes);
+            let entries = filter.entries(&node.boxes);
             // Keys are lower bounds: a child keyed past the limit holds no wanted hit.
             let within = entries.keys.cmple(Vec4::splat(self.limit32)).bitmask();
             let entered = entries.mask & node.lanes() & within;
@@ -223,7 +236,7 @@ impl<'a> Walk<'_, '_, 'a> {
                     break;
                 }
                 leaves &= !(1 << lane);
-                self.leaf(node, lane);
+                self.leaf(&filter, node, lane);
                 if self.done() {
                     return;
                 }
@@ -262,25 +275,21 @@ impl<'a> Walk<'_, '_, 'a> {
         }
     }
 
-    /// A leaf or whole item in lane `lane` of `node`.
+    /// A leaf or whole item in lane `lane` of `node`, tested at once (`filter` is the
+    /// walk's own, copied out so the tests may borrow the walk).
     #[inline(always)]
-    fn leaf(&mut self, node: &WorldNode, lane: usize) {
+    fn leaf(&mut self, filter: &SegmentFilter, node: &WorldNode, lane: usize) {
         match node.child(lane) {
             WorldChild::Triangles { first, count } => {
-                let (min, max) = node.boxes.splat_lane(lane);
-                let reach = self.filter.leaf(&leaf_box(min, max));
-                let (mut group, end) = (first as usize, (first + count) as usize);
-                while group < end {
-                    let records = &self.world.triangles()[group..group + FILTER_LANES];
-                    let lanes = (end - group).min(FILTER_LANES);
-                    let mut passed = self.filter.triangles(records, lanes, min, max, reach);
+                let world = self.world;
+                filtered_groups(world, filter, node, lane, first, count, |records, kept| {
+                    let mut passed = kept;
                     while passed != 0 && !self.done() {
                         let k = passed.trailing_zeros() as usize;
                         passed &= passed - 1;
                         self.triangle(records[k].id);
                     }
-                    group += FILTER_LANES;
-                }
+                });
             }
             WorldChild::Whole(k) => {
                 self.context.visit_whole(self.query, k);
