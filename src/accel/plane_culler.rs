@@ -450,12 +450,14 @@ impl PlaneCuller {
             // The corners furthest along and against the inward normal.
             let far = Vec3::select(positive, b.max, b.min);
             let near = Vec3::select(positive, b.min, b.max);
+            // A NaN value (a zero normal component times an infinite corner) is neither
+            // outside nor inside, as in the lanes' comparisons: hence `!(x > y)`, which
+            // holds for NaN, where `x <= y` does not.
             if p.normal.dot(far) + p.offset < -(p.offset_margin + margins.outside) {
                 return None;
             }
-            if p.normal.dot(near) + p.offset <= p.offset_margin + margins.inside {
-                crossed |= 1 << k;
-            }
+            let inside = p.normal.dot(near) + p.offset > p.offset_margin + margins.inside;
+            crossed |= u64::from(!inside) << k;
         }
         Some(crossed)
     }
@@ -671,6 +673,17 @@ mod tests {
         };
         assert_eq!(c.classify(&everything, all), Some(all));
         assert!(c.overlaps(&everything));
+        // The same past the lanes, one plane at a time: 12 planes, the cube's twice.
+        let twice: Vec<DVec4> = cube_planes().into_iter().cycle().take(12).collect();
+        let many = PlaneCuller::new(&twice, 0.0, 10.0).unwrap();
+        let all = many.all_planes();
+        let crossed = many.classify(&unbounded_x, all).unwrap();
+        assert_eq!(crossed & 0b11_0000_0011, 0b11_0000_0011);
+        assert!(many.overlaps(&unbounded_x));
+        assert_eq!(many.classify(&everything, all), Some(all));
+        let mut four = Aabb4::EMPTY;
+        (0..4).for_each(|lane| four.set(lane, &everything));
+        assert_eq!(many.overlapping(&four), 0b1111);
     }
 
     #[test]
