@@ -631,3 +631,65 @@ fn hits_of(member: &AnyIntersector) -> String {
         AnyIntersector::Sphere(i) => format!("{:?}", i.intersections()),
     }
 }
+
+#[test]
+fn a_segment_through_more_triangles_than_one_batch_hits_every_one_in_order() {
+    // 75 horizontal triangles stacked one unit apart (y = 0..74), one placed drawable
+    // under a translation by 10 in y: more triangles pass the filter for one segment
+    // than the all-hits walk tests in one batch (32), so its batches are flushed along
+    // the way.
+    const LAYERS: u32 = 75;
+    let mut vertices = Vec::new();
+    for k in 0..LAYERS {
+        let y = k as f32;
+        vertices.extend([
+            Vec3::new(-1.0, y, -1.0),
+            Vec3::new(2.0, y, -1.0),
+            Vec3::new(-1.0, y, 2.0),
+        ]);
+    }
+    let stack = Geometry::new(vertices)
+        .with_primitive_set(PrimitiveSet::draw_arrays(
+            PrimitiveMode::Triangles,
+            0,
+            3 * LAYERS,
+        ))
+        .unwrap();
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let drawable = scene.add_drawable("stack", stack);
+    let t = scene
+        .add_transform("lift", DMat4::from_translation(DVec3::new(0.0, 10.0, 0.0)))
+        .unwrap();
+    let geode = scene.add_geode("stack-geode");
+    scene.add_drawable_to_geode(geode, drawable).unwrap();
+    scene.add_child(t, geode).unwrap();
+    scene.add_child(root, t).unwrap();
+    let index = scene.scene_index(root).unwrap();
+    assert!(matches!(
+        index.instances()[0].placement,
+        Placement::Triangles { .. }
+    ));
+    // Straight up through (0, y, 0) from y = 9 to y = 9 + 80: layer k (world y = 10 + k)
+    // at ratio (1 + k) / 80.
+    let (start, end) = (DVec3::new(0.0, 9.0, 0.0), DVec3::new(0.0, 89.0, 0.0));
+    let hits = |accelerated: bool, limit: IntersectionLimit| {
+        let mut v = IntersectionVisitor::new();
+        v.set_use_acceleration(accelerated);
+        let mut i = LineSegmentIntersector::new(start, end)
+            .unwrap()
+            .with_limit(limit);
+        run(&mut v, &scene, root, &mut i);
+        i.take_intersections()
+    };
+    let all = hits(true, IntersectionLimit::None);
+    assert_eq!(all.len(), LAYERS as usize);
+    for (k, hit) in all.iter().enumerate() {
+        assert_eq!(hit.primitive_index, k as u32);
+        assert_eq!(hit.ratio, (1.0 + k as f64) / 80.0);
+        assert_eq!(hit.world_point, DVec3::new(0.0, 10.0 + k as f64, 0.0));
+    }
+    for limit in LIMITS {
+        assert_eq!(hits(true, limit), hits(false, limit), "{limit:?}");
+    }
+}
