@@ -59,7 +59,7 @@ pub fn intersect_segment_triangle(
 /// [`intersect_segment_triangle`] for the part `t ∈ [0, t_max]` of the segment (`t_max`
 /// at most 1): a nearest-hit search skips the edge tests of triangles crossed beyond
 /// the best hit so far. For a crossing at `t <= t_max` the answer is the same.
-#[inline]
+#[inline(always)]
 pub fn intersect_segment_triangle_up_to(
     s: DVec3,
     d: DVec3,

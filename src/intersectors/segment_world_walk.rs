@@ -41,6 +41,18 @@ struct Met<'a> {
     visit: Option<u32>,
 }
 
+/// A triangle of the world tree the filter let through, read for its exact test.
+#[derive(Clone, Copy)]
+struct Candidate {
+    /// Its instance's slot (see [`Walk::met`]).
+    slot: u32,
+    /// Its primitive index in the drawable.
+    primitive: u32,
+    indices: [u32; 3],
+    /// Its corners in the instance's frame.
+    corners: [DVec3; 3],
+}
+
 /// One walk: the query, the index, and the instances met.
 struct Walk<'q, 'c, 'a> {
     query: &'q mut LineSegmentIntersector,
@@ -192,9 +204,7 @@ impl<'a> Walk<'_, '_, 'a> {
                     WorldChild::Triangles { first, count: n } => {
                         filtered_groups(world, &filter, node, lane, first, n, |records, kept| {
                             if count + FILTER_LANES > passed.len() {
-                                for &id in &passed[..count] {
-                                    self.triangle(id);
-                                }
+                                self.triangles(&passed[..count]);
                                 count = 0;
                             }
                             let ids = [0, 1, 2, 3].map(|k| records[k].id);
@@ -207,9 +217,7 @@ impl<'a> Walk<'_, '_, 'a> {
                 true
             },
         );
-        for &id in &passed[..count] {
-            self.triangle(id);
-        }
+        self.triangles(&passed[..count]);
     }
 
     /// Nearest first, skipping what starts past the best hit so far, until the limit is
@@ -341,22 +349,59 @@ impl<'a> Walk<'_, '_, 'a> {
     /// The exact test of the world tree's triangle `id`.
     #[inline(always)]
     fn triangle(&mut self, id: u32) {
-        let Some((k, primitive)) = self.context.index().locate(id) else {
-            return;
-        };
+        if let Some(candidate) = self.candidate(id) {
+            self.test_exactly(candidate);
+        }
+    }
+
+    /// The exact tests of the world tree's triangles `ids`: every triangle's instance,
+    /// indices and corners are read first, then the tests run. (No triangle's reads
+    /// depend on another's, so the processor overlaps their cache misses; read just
+    /// before its test, each triangle's reads came some 200 instructions after the
+    /// previous ones, too far ahead for the processor to start them early. All hits on
+    /// littlest_tokyo: 7 % less wall time, for 6 % more instructions.)
+    fn triangles(&mut self, ids: &[u32]) {
+        let mut candidates: SmallVec<[Candidate; DEFERRED_TRIANGLES]> = SmallVec::new();
+        for &id in ids {
+            if let Some(candidate) = self.candidate(id) {
+                candidates.push(candidate);
+            }
+        }
+        for &candidate in &candidates {
+            self.test_exactly(candidate);
+        }
+    }
+
+    /// What the exact test of the world tree's triangle `id` needs, when its instance is
+    /// reached.
+    #[inline(always)]
+    fn candidate(&mut self, id: u32) -> Option<Candidate> {
+        let (k, primitive) = self.context.index().locate(id)?;
         let slot = self.slot(k);
+        let met = self.met[slot].as_ref()?;
+        let indices = met.list.triangle(primitive)?;
+        let vertex = |i: u32| met.vertices.get(i as usize).map(|v| v.as_dvec3());
+        Some(Candidate {
+            slot: slot as u32,
+            primitive,
+            indices,
+            corners: [
+                vertex(indices[0])?,
+                vertex(indices[1])?,
+                vertex(indices[2])?,
+            ],
+        })
+    }
+
+    /// The exact test of a candidate triangle, and its hit recorded.
+    #[inline(always)]
+    fn test_exactly(&mut self, candidate: Candidate) {
+        let slot = candidate.slot as usize;
         let Some(met) = &self.met[slot] else {
             return;
         };
-        let Some(indices) = met.list.triangle(primitive) else {
-            return;
-        };
-        let vertex = |i: u32| met.vertices.get(i as usize).map(|v| v.as_dvec3());
-        let (Some(a), Some(b), Some(c)) =
-            (vertex(indices[0]), vertex(indices[1]), vertex(indices[2]))
-        else {
-            return;
-        };
+        let [a, b, c] = candidate.corners;
+        let (primitive, indices) = (candidate.primitive, candidate.indices);
         let t_max = self.limit.min(1.0);
         let Some(hit) = intersect_segment_triangle_up_to(met.start, met.direction, a, b, c, t_max)
         else {
