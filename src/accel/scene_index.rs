@@ -12,7 +12,7 @@
 //! The index holds two trees:
 //!
 //! * the [`WorldBvh`]: every triangle of every instance that can be *placed* in world
-//!   space (a triangle-list [`Geometry`](crate::drawable::Geometry) under an affine,
+//!   space (a triangle-list [`Geometry`] under an affine,
 //!   well-conditioned transform), and every other instance as a whole item. The
 //!   built-in intersectors walk it; the triangles' ids say which instance and which
 //!   primitive they are ([`SceneIndex::locate`]);

@@ -1,5 +1,5 @@
 //! The [`PolytopeIntersector`]'s own walk of a scene index's world tree
-//! ([`Intersector::intersect_index`](crate::visitor::Intersector::intersect_index)).
+//! ([`Intersector::intersect_index`]).
 //!
 //! Depth first: four node boxes at a time are tested against the polytope's own bounds
 //! when it has some, and against its world planes in `f32` ([`PlaneCuller::overlapping`])

@@ -1,5 +1,5 @@
 //! The [`SphereIntersector`]'s own walk of a scene index's world tree
-//! ([`Intersector::intersect_index`](crate::visitor::Intersector::intersect_index)).
+//! ([`Intersector::intersect_index`]).
 //!
 //! Depth first: four node boxes at a time are tested against the ball in `f32`
 //! ([`BallCuller::overlapping`]), and a leaf's triangles four at a time
