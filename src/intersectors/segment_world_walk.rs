@@ -49,6 +49,7 @@ struct Candidate {
     slot: u32,
     /// Its primitive index in the drawable.
     primitive: u32,
+    /// Its vertex indices.
     indices: [u32; 3],
     /// Its corners in the instance's frame.
     corners: [DVec3; 3],
