@@ -18,7 +18,7 @@ use super::hit_order::{reserve_room, sort_keyed, world_tree_padding};
 use super::slot_runs::positions_by_slot;
 use super::sphere::{keyed_by_distance, sphere_hit, RawHit, SphereFunctor};
 use super::{PrimitiveMask, SphereIntersector};
-use crate::accel::{BallCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
+use crate::accel::{push_lanes, BallCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
 /// An instance the walk met.
@@ -51,29 +51,32 @@ impl SphereIntersector {
         let mut raw_slots: SmallVec<[u32; 16]> = SmallVec::new();
         let mut met: SmallVec<[Option<Met<'_>>; 8]> = SmallVec::new();
         let stop_at_first = self.limit == IntersectionLimit::One;
+        // The triangles near the ball, gathered and tested a batch at a time (every
+        // group at once under `One`, which stops at the first hit), in the walk's order.
+        let mut passed = [0u32; BATCH];
+        let mut count = 0;
+        let mut stopped = false;
         world.walk_depth_first(
             |node| ball.overlapping(&node.boxes),
             |node, lane| match node.child(lane) {
-                WorldChild::Triangles { first, count } if triangles_wanted => {
+                WorldChild::Triangles { first, count: n } if triangles_wanted => {
                     let (lo, hi) = node.boxes.splat_lane(lane);
-                    let (mut group, end) = (first as usize, (first + count) as usize);
+                    let (mut group, end) = (first as usize, (first + n) as usize);
                     while group < end {
                         let records = &world.triangles()[group..group + FILTER_LANES];
                         let lanes = (end - group).min(FILTER_LANES);
                         group += FILTER_LANES;
                         let decoded = TriangleLanes::decode(records, lo, hi, ball.center());
-                        let mut near = ball.triangles(&decoded, lanes);
-                        while near != 0 {
-                            let k = near.trailing_zeros() as usize;
-                            near &= near - 1;
-                            let before = raw.len();
-                            let slot =
-                                self.test_triangle(context, &mut met, records[k].id, &mut raw);
-                            if raw.len() > before {
-                                raw_slots.push(slot as u32);
-                                if stop_at_first {
-                                    return false;
-                                }
+                        let near = ball.triangles(&decoded, lanes);
+                        let ids = [0, 1, 2, 3].map(|k| records[k].id);
+                        count += push_lanes(&mut passed[count..], &ids, near);
+                        if stop_at_first || count + FILTER_LANES > BATCH {
+                            let batch = &passed[..count];
+                            count = 0;
+                            let hits = (&mut *context, &mut met, &mut raw, &mut raw_slots);
+                            if self.test_triangles(hits, batch, stop_at_first) {
+                                stopped = true;
+                                return false;
                             }
                         }
                     }
@@ -86,6 +89,10 @@ impl SphereIntersector {
                 _ => true,
             },
         );
+        if !stopped {
+            let hits = (&mut *context, &mut met, &mut raw, &mut raw_slots);
+            self.test_triangles(hits, &passed[..count], stop_at_first);
+        }
         if self.limit == IntersectionLimit::None {
             self.keep_all_sorted(&raw, &raw_slots, &met, context);
             raw.clear();
@@ -168,45 +175,92 @@ impl SphereIntersector {
         self.order = keyed;
     }
 
-    /// Tests the world tree's triangle `id` exactly, adding a raw hit when it is within
-    /// the radius; returns its instance's slot.
-    fn test_triangle<'a>(
+    /// Tests the world tree's triangles `ids` exactly, adding a raw hit (and its
+    /// instance's slot) for each within the radius; true when it stopped at a first
+    /// hit (`stop_at_first`). Every triangle's instance, indices and corners are read
+    /// before any is tested, so that their cache misses overlap (as the segment walk's
+    /// batches do).
+    fn test_triangles<'a>(
         &self,
-        context: &mut IndexContext<'a>,
-        met: &mut SmallVec<[Option<Met<'a>>; 8]>,
-        id: u32,
-        raw: &mut Vec<RawHit>,
-    ) -> usize {
-        let Some((k, primitive)) = context.index().locate(id) else {
-            return 0;
-        };
-        let slot = match context.slot(k) {
-            Some(slot) => slot as usize,
-            None => {
-                let slot = met.len();
-                met.push(meet(context, k));
-                context.set_slot(k, slot as u32);
-                slot
+        (context, met, raw, raw_slots): HitsSoFar<'_, 'a>,
+        ids: &[u32],
+        stop_at_first: bool,
+    ) -> bool {
+        let mut candidates: SmallVec<[Candidate; BATCH]> = SmallVec::new();
+        for &id in ids {
+            let Some((k, primitive)) = context.index().locate(id) else {
+                continue;
+            };
+            let slot = match context.slot(k) {
+                Some(slot) => slot as usize,
+                None => {
+                    let slot = met.len();
+                    met.push(meet(context, k));
+                    context.set_slot(k, slot as u32);
+                    slot
+                }
+            };
+            let Some(m) = &met[slot] else { continue };
+            let Some(indices) = m.list.triangle(primitive) else {
+                continue;
+            };
+            let vertex = |i: u32| m.vertices.get(i as usize).copied();
+            if let (Some(a), Some(b), Some(c)) =
+                (vertex(indices[0]), vertex(indices[1]), vertex(indices[2]))
+            {
+                candidates.push(Candidate {
+                    slot: slot as u32,
+                    primitive,
+                    indices,
+                    corners: [a, b, c],
+                });
             }
-        };
-        let Some(m) = &met[slot] else { return slot };
-        let Some(indices) = m.list.triangle(primitive) else {
-            return slot;
-        };
-        let vertex = |i: u32| m.vertices.get(i as usize).copied();
-        let (Some(a), Some(b), Some(c)) =
-            (vertex(indices[0]), vertex(indices[1]), vertex(indices[2]))
-        else {
-            return slot;
-        };
-        SphereFunctor::new(self, m.local_to_world, raw).triangle_near_ball(
-            [a, b, c],
-            indices,
-            primitive,
-        );
-        slot
+        }
+        for c in &candidates {
+            let Some(m) = &met[c.slot as usize] else {
+                continue;
+            };
+            let before = raw.len();
+            SphereFunctor::new(self, m.local_to_world, raw).triangle_near_ball(
+                c.corners,
+                c.indices,
+                c.primitive,
+            );
+            if raw.len() > before {
+                raw_slots.push(c.slot);
+                if stop_at_first {
+                    return true;
+                }
+            }
+        }
+        false
     }
 }
+
+/// Triangles the walk gathers (at most) before testing them.
+const BATCH: usize = 32;
+
+/// A triangle the ball test let through, read for its exact test.
+#[derive(Clone, Copy)]
+struct Candidate {
+    /// Its instance's slot (see [`IndexContext::slot`]).
+    slot: u32,
+    /// Its primitive index in the drawable.
+    primitive: u32,
+    /// Its vertex indices.
+    indices: [u32; 3],
+    /// Its corners in the drawable's frame.
+    corners: [Vec3; 3],
+}
+
+/// What a batch of exact tests reads and adds to: the index's context, the instances
+/// met, the raw hits and their instances' slots.
+type HitsSoFar<'h, 'a> = (
+    &'h mut IndexContext<'a>,
+    &'h mut SmallVec<[Option<Met<'a>>; 8]>,
+    &'h mut Vec<RawHit>,
+    &'h mut SmallVec<[u32; 16]>,
+);
 
 /// What the walk keeps of instance `k`, or `None` when the traversal does not reach it.
 #[cold]
