@@ -6,13 +6,13 @@
 //! picking tolerance).
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
-use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
+use scene_intersect::drawable::{Geometry, Indices, PrimitiveMode, PrimitiveSet};
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
     LineSegmentIntersector, Polytope, PolytopeIntersector, SphereIntersector,
 };
 use scene_intersect::io::import_gltf;
-use scene_intersect::visitor::IntersectionVisitor;
+use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor};
 
 /// The local frame of the tile: 6.4e6 m east, 3.2e6 m south, turned 0.7 rad about y.
 fn far() -> DMat4 {
@@ -363,5 +363,60 @@ fn a_segment_from_far_away_picks_the_point_at_its_end() {
         assert_eq!(hits.len(), 1, "accelerated {accelerated}");
         assert_eq!(hits[0].primitive_index, 3, "accelerated {accelerated}");
         assert_eq!(hits[0].ratio, 1.0, "accelerated {accelerated}");
+    }
+}
+
+/// Found by the `query` fuzz target: a segment from 9.3e169 units away that ends
+/// 1.1e45 units from a small triangle near the origin. Seen from so far, the triangle's
+/// corners vanish in the rounding of `corner - start`, and the exact test, left with
+/// edge functions all zero, reported a hit at the segment's end. The plain traversal
+/// never asked it: the segment misses the drawable's box, and the box test culled the
+/// drawable. The accelerated walk skipped that test (it had already tested the world
+/// box, which such a segment, beyond `f32`, always enters) and reported the hit. Both
+/// must answer alike, whole (a strip) or placed in the world tree (a list).
+#[test]
+fn a_segment_from_far_away_that_ends_far_away_hits_nothing() {
+    let corners = vec![
+        Vec3::new(2.995426e-18, 2.4373483e-12, -5.054323e-37),
+        Vec3::new(1.0, -9.0, 1.0),
+        Vec3::new(1.0, 1.0, 1.0),
+        Vec3::new(0.0, 3.0, 1.0),
+    ];
+    let start = DVec3::new(
+        -1.2215803287516444e-57,
+        -1.5841584133443334e123,
+        -9.268155274466896e169,
+    );
+    let end = DVec3::new(
+        1.121408903690502e45,
+        -3.0111114243300206e-220,
+        -0.017857142861251188,
+    );
+    // The triangle (3, 1, 0), in a strip (kept whole) and alone in a list (placed).
+    let strip = PrimitiveSet::DrawElements {
+        mode: PrimitiveMode::TriangleStrip,
+        indices: Indices::U8(vec![1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 1, 0]),
+    };
+    let list = PrimitiveSet::draw_elements_u32(PrimitiveMode::Triangles, vec![3, 1, 0]);
+    for set in [strip, list] {
+        let geometry = Geometry::new(corners.clone())
+            .with_primitive_set(set)
+            .unwrap();
+        let (scene, root) = one_drawable(geometry);
+        for limit in [IntersectionLimit::None, IntersectionLimit::Nearest] {
+            for accelerated in [false, true] {
+                let mut visitor = IntersectionVisitor::new();
+                visitor.set_use_acceleration(accelerated);
+                let mut segment = LineSegmentIntersector::new(start, end)
+                    .unwrap()
+                    .with_limit(limit);
+                visitor.apply(&scene, root, &mut segment).unwrap();
+                assert_eq!(
+                    segment.intersections(),
+                    [],
+                    "accelerated {accelerated}, {limit:?}"
+                );
+            }
+        }
     }
 }

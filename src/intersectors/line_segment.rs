@@ -645,9 +645,12 @@ impl Intersector for LineSegmentIntersector {
         true
     }
 
-    /// Yes: the padded box test only culls.
+    /// No: for a segment from so far away that a triangle's corners vanish in the
+    /// rounding of `corner - start`, the exact test can pass without touching the
+    /// triangle, and the box test decides (tests/precision.rs); whole visits ask it as the
+    /// plain traversal does, and the world walk when it meets an instance.
     fn drawable_test_only_culls(&self) -> bool {
-        true
+        false
     }
 
     /// Only with a picking tolerance.

@@ -339,6 +339,15 @@ impl<'a> Walk<'_, '_, 'a> {
         let local = self
             .query
             .localize(&instance.local_to_world, &instance.world_to_local);
+        // The drawable's box test, which the plain traversal asks before it tests any
+        // primitive, is not only a cull: a segment from so far away that a triangle's
+        // corners vanish in the rounding of `corner - start` can pass the exact test
+        // without touching the triangle, and the box test, which such a segment does not
+        // pass, then decides (tests/precision.rs).
+        let bound = self.context.scene().drawable_bound(instance.drawable)?;
+        if !self.query.enter_drawable(&local, &bound) {
+            return None;
+        }
         Some(Met {
             instance: k,
             start: local.start,
