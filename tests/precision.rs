@@ -369,7 +369,7 @@ fn a_segment_from_far_away_picks_the_point_at_its_end() {
 /// Found by the `query` fuzz target: a segment from 9.3e169 units away that ends
 /// 1.1e45 units from a small triangle near the origin. Seen from so far, the triangle's
 /// corners vanish in the rounding of `corner - start`, and the exact test, left with
-/// edge functions all zero, reported a hit at the segment's end. The plain traversal
+/// two edge functions zero, reported a hit at the segment's end. The plain traversal
 /// never asked it: the segment misses the drawable's box, and the box test culled the
 /// drawable. The accelerated walk skipped that test (it had already tested the world
 /// box, which such a segment, beyond `f32`, always enters) and reported the hit. Both
