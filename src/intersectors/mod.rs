@@ -23,6 +23,7 @@ mod segment_world_walk;
 mod slot_runs;
 mod sphere;
 mod sphere_world_walk;
+mod world_candidate;
 
 pub use clipping::{clip_polygon, clip_segment, ClipPolygon};
 pub use error::QueryError;

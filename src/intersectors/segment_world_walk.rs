@@ -22,6 +22,7 @@ use smallvec::SmallVec;
 
 use super::hit_order::world_tree_padding;
 use super::segment_hit_store::{compare_across, PendingHit};
+use super::world_candidate;
 use super::{intersect_segment_triangle_up_to, LineSegmentIntersector, PrimitiveKind};
 use crate::accel::{
     f32_at_least, push_lanes, Aabb, LeafTriangle, SegmentFilter, TriangleList, WalkStack, WorldBvh,
@@ -42,18 +43,8 @@ struct Met<'a> {
     visit: Option<u32>,
 }
 
-/// A triangle of the world tree the filter let through, read for its exact test.
-#[derive(Clone, Copy)]
-struct Candidate {
-    /// Its instance's slot (see [`Walk::met`]).
-    slot: u32,
-    /// Its primitive index in the drawable.
-    primitive: u32,
-    /// Its vertex indices.
-    indices: [u32; 3],
-    /// Its corners in the instance's frame.
-    corners: [DVec3; 3],
-}
+/// A candidate triangle, its corners as the exact test takes them.
+type Candidate = world_candidate::Candidate<DVec3>;
 
 /// One walk: the query, the index, and the instances met.
 struct Walk<'q, 'c, 'a> {

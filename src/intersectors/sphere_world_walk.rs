@@ -17,6 +17,7 @@ use smallvec::SmallVec;
 use super::hit_order::{reserve_room, sort_keyed, world_tree_padding};
 use super::slot_runs::positions_by_slot;
 use super::sphere::{keyed_by_distance, sphere_hit, RawHit, SphereFunctor};
+use super::world_candidate::Candidate;
 use super::{PrimitiveMask, SphereIntersector};
 use crate::accel::{push_lanes, BallCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
@@ -186,7 +187,7 @@ impl SphereIntersector {
         ids: &[u32],
         stop_at_first: bool,
     ) -> bool {
-        let mut candidates: SmallVec<[Candidate; BATCH]> = SmallVec::new();
+        let mut candidates: SmallVec<[Candidate<Vec3>; BATCH]> = SmallVec::new();
         for &id in ids {
             let Some((k, primitive)) = context.index().locate(id) else {
                 continue;
@@ -239,19 +240,6 @@ impl SphereIntersector {
 
 /// Triangles the walk gathers (at most) before testing them.
 const BATCH: usize = 32;
-
-/// A triangle the ball test let through, read for its exact test.
-#[derive(Clone, Copy)]
-struct Candidate {
-    /// Its instance's slot (see [`IndexContext::slot`]).
-    slot: u32,
-    /// Its primitive index in the drawable.
-    primitive: u32,
-    /// Its vertex indices.
-    indices: [u32; 3],
-    /// Its corners in the drawable's frame.
-    corners: [Vec3; 3],
-}
 
 /// What a batch of exact tests reads and adds to: the index's context, the instances
 /// met, the raw hits and their instances' slots.
