@@ -25,6 +25,7 @@ pub mod drawable;
 pub mod graph;
 pub mod intersectors;
 pub mod io;
+mod length;
 pub mod visitor;
 
 /// The names most programs need, in one import.

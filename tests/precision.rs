@@ -3,7 +3,8 @@
 //! all three intersectors, and the real city answers exactly as it does at the origin.
 //! A plane whose normal is 10^-158 long culls nothing it touches, and a segment from
 //! 10^269 units away still hits what its end touches (a triangle, or a point within its
-//! picking tolerance).
+//! picking tolerance). Distances of 10^-301, whose squares underflow, decide a ball's
+//! and a picking tolerance's hits exactly.
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::drawable::{Geometry, Indices, PrimitiveMode, PrimitiveSet};
@@ -416,6 +417,92 @@ fn a_segment_from_far_away_that_ends_far_away_hits_nothing() {
                     [],
                     "accelerated {accelerated}, {limit:?}"
                 );
+            }
+        }
+    }
+}
+
+/// Found by the `query` fuzz target: a ball of radius 0 centred 2.3e-301 units from a
+/// corner of a triangle. The square of that distance underflows to 0, and the
+/// accelerated walk reported the triangle at distance 0 (the plain traversal happened
+/// to cull the drawable first). The distance must be right at every scale, in both: a
+/// ball just short of the corner misses, one just past it hits the corner, at that
+/// distance.
+#[test]
+fn a_ball_a_hair_from_a_corner_hits_only_if_it_reaches_it() {
+    // The corner is the origin; the triangle lies in x <= 0, y <= 0.
+    let triangle = Geometry::new(vec![
+        Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(-1.0, 0.0, 0.0),
+        Vec3::new(0.0, -1.0, 0.0),
+    ])
+    .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+    .unwrap();
+    let (scene, root) = one_drawable(triangle);
+    // 1.8e-311 across changes the distance by 10^-20 of it.
+    let centre = DVec3::new(2.3e-301, 1.8e-311, 0.0);
+    let gap = 2.3e-301;
+    for accelerated in [false, true] {
+        for (radius, reaches) in [
+            (0.0, false),
+            (gap * (1.0 - 1e-9), false),
+            (gap * (1.0 + 1e-9), true),
+        ] {
+            let mut visitor = IntersectionVisitor::new();
+            visitor.set_use_acceleration(accelerated);
+            let mut ball = SphereIntersector::new(centre, radius).unwrap();
+            visitor.apply(&scene, root, &mut ball).unwrap();
+            let hits = ball.intersections();
+            let case = format!("accelerated {accelerated}, radius {radius:e}");
+            assert_eq!(hits.len(), usize::from(reaches), "{case}");
+            if reaches {
+                assert_eq!(hits[0].world_point, DVec3::ZERO, "{case}");
+                assert!(
+                    (hits[0].distance / gap - 1.0).abs() < 1e-15,
+                    "{case}: {:e}",
+                    hits[0].distance
+                );
+            }
+        }
+    }
+}
+
+/// The picking tolerance's twin of the ball above: a segment passing 2.3e-301 units
+/// from a point and from a line, picked with a tolerance of 0, just short of that gap,
+/// and just past it. Only the last picks them.
+#[test]
+fn a_pick_a_hair_from_a_point_or_a_line_needs_the_tolerance_to_reach_it() {
+    // A point at the origin, and a line through it along z.
+    let points = Geometry::new(vec![Vec3::ZERO])
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Points, 0, 1))
+        .unwrap();
+    let line = Geometry::new(vec![Vec3::new(0.0, 0.0, -1.0), Vec3::new(0.0, 0.0, 1.0)])
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Lines, 0, 2))
+        .unwrap();
+    let gap = 2.3e-301;
+    // Along y, at x = gap: its closest point to both is (gap, 0, 0), at the middle.
+    let (start, end) = (DVec3::new(gap, -1.0, 0.0), DVec3::new(gap, 1.0, 0.0));
+    for geometry in [points, line] {
+        let (scene, root) = one_drawable(geometry);
+        for accelerated in [false, true] {
+            for (tolerance, reaches) in [
+                (0.0, false),
+                (gap * (1.0 - 1e-9), false),
+                (gap * (1.0 + 1e-9), true),
+            ] {
+                let mut visitor = IntersectionVisitor::new();
+                visitor.set_use_acceleration(accelerated);
+                let mut picker = LineSegmentIntersector::new(start, end)
+                    .unwrap()
+                    .with_picking_tolerance(tolerance)
+                    .unwrap();
+                visitor.apply(&scene, root, &mut picker).unwrap();
+                let hits = picker.intersections();
+                let case = format!("accelerated {accelerated}, tolerance {tolerance:e}");
+                assert_eq!(hits.len(), usize::from(reaches), "{case}");
+                if reaches {
+                    assert_eq!(hits[0].ratio, 0.5, "{case}");
+                }
             }
         }
     }

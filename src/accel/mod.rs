@@ -38,7 +38,6 @@ pub use aabb4::{Aabb4, WideEntries};
 pub use ball_culler::BallCuller;
 pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_BVH_ITEMS, MAX_LEAF_ITEMS};
 pub use leaf_triangles::{LeafTriangle, TriangleLanes};
-pub(crate) use plane_culler::normal_length;
 pub use plane_culler::{BoxMargins, PlaneCuller, MAX_CULLED_PLANES};
 pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVES};
 pub use scene_index::{Gate, Instance, Placement, SceneIndex};

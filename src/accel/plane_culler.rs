@@ -13,9 +13,10 @@
 //! clipping (it would have kept every vertex), and the results stay identical to the
 //! plain traversal's.
 
-use glam::{DVec3, DVec4, Vec3, Vec4};
+use glam::{DVec4, Vec3, Vec4};
 
 use super::{Aabb, Aabb4, TriangleLanes};
+use crate::length::{scaled_length, NORMAL_LENGTHS};
 
 /// Relative margin for the rounding of the `f32` plane arithmetic.
 const ROUNDING_MARGIN: f64 = 1.0 / (1u32 << 18) as f64;
@@ -160,41 +161,6 @@ fn f32_up_not_negative(x: f64) -> f32 {
     f32::from_bits((x as f32).to_bits().wrapping_add(1))
 }
 
-/// The lengths whose square is a normal, finite `f64` (`sqrt(f64::MIN_POSITIVE)` is
-/// 1.49e-154): there the plain square root is right to the last bits.
-const NORMAL_LENGTHS: std::ops::RangeInclusive<f64> = 1.5e-154..=1e154;
-
-/// The length of a plane's normal `n`, correct to the last bits whatever its size: the
-/// square root of its squared length where that square is a normal `f64`, else the
-/// length of `n` scaled by its largest component first. (A normal of length 10^-158
-/// squares to a subnormal, which keeps only a few digits: a plane normalized by the
-/// plain square root was off by 10^-7 of its length, enough to cull a bounding sphere
-/// 10^38 units across that it touches.)
-#[inline]
-pub(crate) fn normal_length(n: DVec3) -> f64 {
-    // Tested on the root, not the square: the value is at hand, and outside the range
-    // (its square subnormal or overflowed) the root is wrong or infinite.
-    let length = n.length();
-    if NORMAL_LENGTHS.contains(&length) {
-        length
-    } else {
-        scaled_length(n)
-    }
-}
-
-/// [`normal_length`] for a square out of the normal range (kept out of line: computed
-/// eagerly beside the common case, its divisions would cost every plane).
-#[cold]
-#[inline(never)]
-fn scaled_length(n: DVec3) -> f64 {
-    let largest = n.abs().max_element();
-    if largest > 0.0 && largest.is_finite() {
-        largest * (n / largest).length()
-    } else {
-        n.length()
-    }
-}
-
 impl PlaneCuller {
     /// Prepares `planes` (any scale, non-zero normals) for boxes whose coordinates are at
     /// most `scale` in magnitude; a box is outside a plane only if it is beyond it by more
@@ -215,7 +181,7 @@ impl PlaneCuller {
             return None;
         }
         let prepare = |p: &DVec4| {
-            // `normal_length`, its one test of the common case also the check that the
+            // `length_at_any_scale`, its one test of the common case also the check that the
             // length is usable (tested apart, the two cost the culler half again as
             // much: +230 instructions for six planes).
             let length = p.truncate().length();
@@ -467,31 +433,6 @@ impl PlaneCuller {
 mod tests {
     use super::*;
     use glam::DVec3;
-
-    #[test]
-    fn normal_lengths_are_right_at_every_size() {
-        // Squares below the normal range, in it, and past it.
-        for (n, length) in [
-            (
-                DVec3::new(4.418321272710734e-159, 0.0, 0.0),
-                4.418321272710734e-159,
-            ),
-            (DVec3::new(3e-170, 4e-170, 0.0), 5e-170),
-            (DVec3::new(0.0, 3.0, 4.0), 5.0),
-            (DVec3::new(3e200, 0.0, 4e200), 5e200),
-        ] {
-            let got = normal_length(n);
-            assert!(
-                (got - length).abs() <= 2.0 * f64::EPSILON * length,
-                "{n}: {got:e}"
-            );
-        }
-        // The plain square root is what the tiny one would otherwise get.
-        let tiny = DVec3::new(4.418321272710734e-159, 0.0, 0.0);
-        assert!((tiny.length() / 4.418321272710734e-159 - 1.0).abs() > 1e-9);
-        assert_eq!(normal_length(DVec3::ZERO), 0.0);
-        assert!(normal_length(DVec3::new(f64::INFINITY, 0.0, 0.0)).is_infinite());
-    }
 
     #[test]
     fn rounding_up_by_bits_matches_next_up() {

@@ -14,6 +14,7 @@ use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::closest_point_on_segment;
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
+use crate::length::length_at_any_scale;
 use crate::visitor::{
     CoordinateFrame, DrawableContext, FrameContext, IndexContext, IntersectionLimit, Intersector,
 };
@@ -291,7 +292,7 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
         let Some(tol) = self.tolerance else { return };
         let w = self.local_to_world.transform_point3(v.as_dvec3());
         let c = closest_point_on_segment(w, self.world_start, self.world_end);
-        if c.point.distance(w) <= tol {
+        if length_at_any_scale(c.point - w) <= tol {
             self.push(PendingHit::new(
                 c.t,
                 primitive_index,
@@ -310,7 +311,7 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
         let q = self.local_to_world.transform_point3(v[1].as_dvec3());
         let (s, t, on_segment, on_line) =
             closest_points_segment_segment(self.world_start, self.world_end, p, q);
-        if on_segment.distance(on_line) <= tol {
+        if length_at_any_scale(on_segment - on_line) <= tol {
             self.push(PendingHit::new(
                 s,
                 primitive_index,

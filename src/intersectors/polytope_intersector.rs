@@ -9,10 +9,11 @@ use super::hit_order::{
 };
 use super::node_path_pool::NodePathPool;
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
-use crate::accel::{normal_length, Aabb, Aabb4, PlaneCuller, WideEntries};
+use crate::accel::{Aabb, Aabb4, PlaneCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
+use crate::length::length_at_any_scale;
 use crate::visitor::{
     CoordinateFrame, DrawableContext, FrameContext, IndexContext, IntersectionLimit, Intersector,
 };
@@ -549,7 +550,7 @@ fn normalized_planes(planes: &[DVec4]) -> SmallVec<[DVec4; 8]> {
 /// returning them copies the whole inline list.
 fn normalize_planes_into(planes: &[DVec4], out: &mut SmallVec<[DVec4; 8]>) {
     let unit = |p: &DVec4| {
-        let n = normal_length(p.truncate());
+        let n = length_at_any_scale(p.truncate());
         if n > 0.0 {
             *p / n
         } else {
@@ -634,7 +635,7 @@ impl Intersector for PolytopeIntersector {
                 .last()
                 .ok_or(QueryError::NoPlanes)?,
         };
-        let n = normal_length(reference.truncate());
+        let n = length_at_any_scale(reference.truncate());
         if n == 0.0 || !n.is_finite() {
             return Err(QueryError::SingularFrame(self.frame.name()));
         }

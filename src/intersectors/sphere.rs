@@ -14,6 +14,7 @@ use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::{closest_point_on_segment, closest_point_on_triangle};
 use crate::drawable::{Drawable, PrimitiveFunctor};
 use crate::graph::{DrawableId, NodeId};
+use crate::length::length_at_any_scale;
 use crate::visitor::{
     CoordinateFrame, DrawableContext, FrameContext, IndexContext, IntersectionLimit, Intersector,
 };
@@ -367,7 +368,9 @@ impl<'a> SphereFunctor<'a> {
         kind: PrimitiveKind,
         point: DVec3,
     ) {
-        let distance = point.distance(self.center);
+        // Not `point.distance(..)`: its square underflows to 0 below 10^-162 and made a
+        // ball of radius 0 hit a triangle 10^-301 away.
+        let distance = length_at_any_scale(point - self.center);
         if distance <= self.radius {
             self.out.push(RawHit {
                 primitive_index,
