@@ -177,7 +177,7 @@ fn a_singular_transform_is_accepted_and_its_subtree_never_hit() {
     );
     let geode = s.add_geode("g");
     s.add_drawable_to_geode(geode, tri).unwrap();
-    for m in [DMat4::ZERO, DMat4::IDENTITY] {
+    for m in [DMat4::from_scale(DVec3::ZERO), DMat4::IDENTITY] {
         let t = s.add_transform("t", m).unwrap();
         s.add_child(root, t).unwrap();
         s.add_child(t, geode).unwrap();
@@ -185,6 +185,54 @@ fn a_singular_transform_is_accepted_and_its_subtree_never_hit() {
     let mut ball = SphereIntersector::new(DVec3::ZERO, 0.5).unwrap();
     v.apply(&s, root, &mut ball).unwrap();
     assert_eq!(ball.intersections().len(), 1, "only the identity instance");
+}
+
+/// A projective matrix (last row not `(0, 0, 0, 1)`) gives the geometry under it no
+/// defined place: found by the `query` fuzz target, a polytope clipped such a drawable in
+/// its frame, where the plane test's sign flips with the `w` of each point, and kept
+/// triangles far outside it. Such matrices are refused, built or loaded, and a refused
+/// edit leaves the old matrix; one a rounding away from affine is made affine.
+#[test]
+fn projective_matrices_are_refused_and_nothing_changes() {
+    let mut s = SceneGraph::new();
+    let projection = glam::dcamera::rh::proj::opengl::perspective(1.0, 1.5, 0.1, 100.0);
+    match s.add_transform("lens", projection) {
+        Err(GraphError::NonAffineMatrix { node, row }) => {
+            assert_eq!(node, "lens");
+            assert_eq!(row, [0.0, 0.0, -1.0, 0.0]);
+        }
+        other => panic!("a projective matrix was not refused: {other:?}"),
+    }
+    assert_eq!(s.node_count(), 0);
+    let t = s.add_transform("t", DMat4::IDENTITY).unwrap();
+    // Even a uniform scale written projectively (w = 2) is refused.
+    let mut halved = DMat4::IDENTITY;
+    halved.w_axis.w = 2.0;
+    assert!(matches!(
+        s.set_matrix(t, halved),
+        Err(GraphError::NonAffineMatrix { .. })
+    ));
+    assert_eq!(
+        s.node(t).unwrap().transform().unwrap().matrix,
+        DMat4::IDENTITY
+    );
+    // A rounding away from affine, as `parent.inverse() * world` often leaves it, is
+    // taken as affine, exactly.
+    let mut rounded = DMat4::from_translation(DVec3::new(3.0, 0.0, 0.0));
+    rounded.w_axis.w = 1.0 + f64::EPSILON;
+    rounded.x_axis.w = -1e-17;
+    s.set_matrix(t, rounded).unwrap();
+    assert_eq!(
+        s.node(t).unwrap().transform().unwrap().matrix,
+        DMat4::from_translation(DVec3::new(3.0, 0.0, 0.0))
+    );
+    // glTF forbids such a node matrix (it must decompose to TRS): the loader says which.
+    let matrix = r#", "matrix": [1, 0, 0, 0.5,  0, 1, 0, 0,  0, 0, 1, 0,  0, 0, 0, 1]"#;
+    let message = load_err(&gltf_with_vertices(&STACK[..9], 4, matrix)).to_string();
+    assert!(
+        message.contains("node 0") && message.contains("not affine"),
+        "{message}"
+    );
 }
 
 #[test]

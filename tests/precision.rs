@@ -226,7 +226,9 @@ fn a_plane_with_a_tiny_normal_culls_nothing_it_touches() {
 }
 
 /// Found by the `query` fuzz target: a drawable placed twice, once as it is and once
-/// under a projective transform that throws it some 10^140 units away, past `f32` range.
+/// under a transform that throws it some 10^47 units away, past `f32` range. (The fuzzer
+/// gave a projective matrix, reaching 10^140; scene transforms are affine now, and its
+/// affine part reaches far enough.)
 /// The index boxes holding that instance are infinite, and the box test of the
 /// polytope's half-space `x >= 0` took the value of its plane at their corner as
 /// `1·∞ + 0·∞ + 0·∞`, NaN: it rejected the root of the instances' tree, and with it the
@@ -245,25 +247,25 @@ fn an_instance_past_f32_range_hides_nothing_beside_it() {
         corners,
     ))
     .unwrap();
-    // Column-major, as the fuzzer gave it: w picks up 2.9e-94 from the translation
-    // column and z a factor 1.1e45, so z / w is some 10^140.
-    let projective = DMat4::from_cols_array(&[
+    // Column-major, as the fuzzer gave it but for the last row: y picks up a factor
+    // 3.6e125 and z 1.1e45 from x.
+    let far_away = DMat4::from_cols_array(&[
         -5.463546900607567e-108,
         -3.5961444911839095e125,
         1.1214089033777425e45,
-        -3.0098146497996726e-220,
+        0.0,
         4.667415569701808e-62,
         4.820973205843552e-299,
         7.871276836755498e-101,
-        6.72270484504231e-101,
+        0.0,
         1.1278055297264741e45,
         2.310817860204888e-100,
         -9.666858732194152e-292,
-        1.235464349119518e-298,
+        0.0,
         5.386293016151153e-304,
         -2.4813502393331327e-98,
         1.26232872184263e-100,
-        2.8717249879646796e-94,
+        1.0,
     ]);
     let mut scene = SceneGraph::new();
     let root = scene.add_group("root");
@@ -271,7 +273,7 @@ fn an_instance_past_f32_range_hides_nothing_beside_it() {
     let here = scene.add_geode("here");
     scene.add_child(root, here).unwrap();
     scene.add_drawable_to_geode(here, drawable).unwrap();
-    let far = scene.add_transform("far", projective).unwrap();
+    let far = scene.add_transform("far", far_away).unwrap();
     scene.add_child(root, far).unwrap();
     let there = scene.add_geode("there");
     scene.add_child(far, there).unwrap();

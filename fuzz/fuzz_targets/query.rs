@@ -9,7 +9,7 @@ use arbitrary::Arbitrary;
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use libfuzzer_sys::fuzz_target;
 use scene_intersect::drawable::{Geometry, Indices, PrimitiveMode, PrimitiveSet};
-use scene_intersect::graph::{NodeId, NodeKind, SceneGraph};
+use scene_intersect::graph::{GraphError, NodeId, NodeKind, SceneGraph};
 use scene_intersect::intersectors::{
     LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, SphereIntersector,
 };
@@ -42,7 +42,9 @@ enum Xform {
     Scale([u8; 3]),
     /// A rotation about a grid axis by a multiple of 15 degrees.
     Rotate([i8; 3], u8),
-    /// Any matrix at all, NaN and infinities included.
+    /// Any matrix at all, NaN and infinities included. Its last row is replaced by
+    /// `(0, 0, 0, 1)` (scene transforms must be affine) once the original has been
+    /// checked to be refused when projective and made affine when a rounding away.
     Raw([f64; 16]),
 }
 
@@ -168,7 +170,29 @@ fn xform(x: &Xform) -> (DMat4, bool) {
                 .map_or(DQuat::IDENTITY, |a| DQuat::from_axis_angle(a, angle));
             (DMat4::from_quat(q), true)
         }
-        Xform::Raw(m) => (DMat4::from_cols_array(m), false),
+        Xform::Raw(m) => {
+            let raw = DMat4::from_cols_array(m);
+            let mut affine = raw;
+            affine.x_axis.w = 0.0;
+            affine.y_axis.w = 0.0;
+            affine.z_axis.w = 0.0;
+            affine.w_axis.w = 1.0;
+            if raw.is_finite() {
+                // Within 1e-9 of affine: rounding, taken as the affine matrix.
+                let projective = (raw.row(3) - DVec4::W).abs().max_element() > 1e-9;
+                let mut scene = SceneGraph::new();
+                match scene.add_transform("raw", raw) {
+                    Err(GraphError::NonAffineMatrix { .. }) => assert!(projective),
+                    Ok(id) => {
+                        assert!(!projective, "a projective matrix was accepted");
+                        let kept = scene.node(id).and_then(|n| n.transform()).map(|t| t.matrix);
+                        assert_eq!(kept, Some(affine));
+                    }
+                    Err(e) => panic!("a finite matrix refused: {e}"),
+                }
+            }
+            (affine, false)
+        }
     }
 }
 

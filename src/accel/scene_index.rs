@@ -424,13 +424,13 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
     }
 }
 
-/// Whether a geometry's triangles may be placed in world space under `local_to_world`:
-/// a triangle list, the transform affine with a well-conditioned linear part, and the
-/// world coordinates within `f32` range.
+/// Whether a geometry's triangles may be placed in world space under `local_to_world`
+/// (affine, as every frame of the graph is): a triangle list, the transform's linear
+/// part well-conditioned, and the world coordinates within `f32` range.
 fn placeable(geometry: &Geometry, local_to_world: &DMat4) -> bool {
     let m = local_to_world;
-    let affine = m.x_axis.w == 0.0 && m.y_axis.w == 0.0 && m.z_axis.w == 0.0 && m.w_axis.w == 1.0;
-    if !affine || TriangleList::of(geometry).is_none() {
+    debug_assert_eq!(m.row(3), glam::DVec4::W, "scene transforms are affine");
+    if TriangleList::of(geometry).is_none() {
         return false;
     }
     let linear = glam::DMat3::from_mat4(*m);

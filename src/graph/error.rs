@@ -64,6 +64,16 @@ pub enum GraphError {
         /// Node name.
         node: String,
     },
+    /// A matrix whose last row is not `(0, 0, 0, 1)` (beyond rounding): a projective map,
+    /// which would give the geometry under it no well-defined place (its points divide
+    /// by a `w` that may change sign across one triangle).
+    #[error("the matrix of {node} is not affine: its last row (x_axis.w, y_axis.w, z_axis.w, w_axis.w) is {row:?}, not [0, 0, 0, 1]; scene transforms must be affine")]
+    NonAffineMatrix {
+        /// Node name.
+        node: String,
+        /// The matrix's last row.
+        row: [f64; 4],
+    },
     /// A NaN or infinite LOD range or centre.
     #[error("the level-of-detail range {min}..{max} of {node} is not a finite, ordered range")]
     BadLodRange {

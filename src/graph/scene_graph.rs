@@ -1,6 +1,6 @@
 //! [`SceneGraph`]: the arena owning every node and drawable.
 
-use glam::{DMat4, DVec3};
+use glam::{DMat4, DVec3, DVec4};
 use slotmap::{Key, SlotMap};
 use smallvec::SmallVec;
 use std::collections::HashSet;
@@ -92,16 +92,34 @@ impl SceneGraph {
         self.insert(name, NodeKind::Group)
     }
 
-    /// Adds a parentless relative [`NodeKind::Transform`]; the matrix must be finite.
+    /// Adds a parentless relative [`NodeKind::Transform`].
+    ///
+    /// The matrix must be affine: its last row is made exactly `(0, 0, 0, 1)` when it is
+    /// within 10^-9 of it (the rounding of an inverse), and refused otherwise.
+    ///
+    /// # Errors
+    /// [`GraphError::NonFiniteMatrix`] when an entry of `matrix` is NaN or infinite,
+    /// [`GraphError::NonAffineMatrix`] when its last row is not `(0, 0, 0, 1)`.
+    ///
+    /// ```
+    /// use glam::{DMat4, DVec3};
+    /// use scene_intersect::graph::{GraphError, SceneGraph};
+    ///
+    /// let mut scene = SceneGraph::new();
+    /// assert!(scene.add_transform("car", DMat4::from_translation(DVec3::X)).is_ok());
+    /// let projection = glam::dcamera::rh::proj::opengl::perspective(1.0, 1.5, 0.1, 100.0);
+    /// assert!(matches!(
+    ///     scene.add_transform("lens", projection),
+    ///     Err(GraphError::NonAffineMatrix { .. })
+    /// ));
+    /// ```
     pub fn add_transform(
         &mut self,
         name: impl Into<String>,
         matrix: DMat4,
     ) -> Result<NodeId, GraphError> {
         let name = name.into();
-        if !matrix.is_finite() {
-            return Err(GraphError::NonFiniteMatrix { node: name });
-        }
+        let matrix = affine_node_matrix(matrix, || name.clone())?;
         Ok(self.insert(
             name,
             NodeKind::Transform(Transform {
@@ -695,13 +713,13 @@ impl SceneGraph {
         self.mask_edits
     }
 
-    /// Moves a transform: sets its matrix (finite) and drops the bounds that depend on it.
+    /// Moves a transform: sets its matrix and drops the bounds that depend on it.
+    ///
+    /// # Errors
+    /// As [`add_transform`](Self::add_transform) for the matrix (the node keeps its old
+    /// one), and [`GraphError::WrongKind`] when `id` is not a transform.
     pub fn set_matrix(&mut self, id: NodeId, matrix: DMat4) -> Result<(), GraphError> {
-        if !matrix.is_finite() {
-            return Err(GraphError::NonFiniteMatrix {
-                node: self.label(id),
-            });
-        }
+        let matrix = affine_node_matrix(matrix, || self.label(id))?;
         match &mut self.get_mut(id)?.kind {
             NodeKind::Transform(t) => t.matrix = matrix,
             _ => return Err(self.wrong_kind(id, "Transform")),
@@ -845,6 +863,34 @@ impl SceneGraph {
             }
         }
     }
+}
+
+/// How far a transform's last row may be from `(0, 0, 0, 1)` and still count as affine:
+/// `parent.inverse() * world` (how a program moves a node to a world pose) leaves its
+/// `w` a rounding away from 1 about one time in seven.
+const AFFINE_ROW_TOLERANCE: f64 = 1e-9;
+
+/// A transform node's `matrix`, checked finite and affine (its last row within
+/// [`AFFINE_ROW_TOLERANCE`] of `(0, 0, 0, 1)`) and returned with that row exactly
+/// `(0, 0, 0, 1)`, so that every frame of the graph is affine exactly (products of such
+/// matrices are). `name` names the node in the error.
+fn affine_node_matrix(matrix: DMat4, name: impl FnOnce() -> String) -> Result<DMat4, GraphError> {
+    if !matrix.is_finite() {
+        return Err(GraphError::NonFiniteMatrix { node: name() });
+    }
+    let row = matrix.row(3);
+    if (row - DVec4::W).abs().max_element() > AFFINE_ROW_TOLERANCE {
+        return Err(GraphError::NonAffineMatrix {
+            node: name(),
+            row: row.to_array(),
+        });
+    }
+    let mut affine = matrix;
+    affine.x_axis.w = 0.0;
+    affine.y_axis.w = 0.0;
+    affine.z_axis.w = 0.0;
+    affine.w_axis.w = 1.0;
+    Ok(affine)
 }
 
 #[cfg(test)]
