@@ -504,7 +504,12 @@ impl Intersector for LineSegmentIntersector {
         LocalSegment {
             start,
             direction: end - start,
-            tolerance: self.tolerance.unwrap_or(0.0) * max_scale(world_to_local),
+            // The scale only with a tolerance: its three lengths and root cost every
+            // instance a walk meets (`0 ·` it would be 0 anyway, or NaN for a frame
+            // whose inverse's entries square past `f64`).
+            tolerance: self
+                .tolerance
+                .map_or(0.0, |tolerance| tolerance * max_scale(world_to_local)),
         }
     }
 
