@@ -27,6 +27,15 @@ pub struct SegmentTriangleHit {
     pub normal: DVec3,
 }
 
+/// How far outside the triangle's box, relative to the largest coordinate involved, the
+/// computed crossing `s + t·d` may lie and still count. The rounding of a true crossing
+/// reaches this only for a segment within 0.01° of the triangle's plane (the error of
+/// `t` grows as one over the angle's sine); it is far below the culling pads
+/// ([`cull_padding`](super::hit_order::cull_padding)'s 10^-12 of the coordinates and
+/// 10^-9 of the box): for a segment no longer than the scene is wide, a hit never lies
+/// before the padded entry of a box holding its triangle.
+const CROSSING_SLACK: f64 = 1e-12;
+
 /// The edge function of the edge from the vertex at `p − s` to the one at `q − s`.
 #[inline(always)]
 fn edge_function(p_from_s: DVec3, q_from_s: DVec3, d: DVec3) -> f64 {
@@ -104,6 +113,19 @@ pub fn intersect_segment_triangle_up_to(
     }
     let sum = e_ab + e_bc + e_ca;
     if sum == 0.0 || !sum.is_finite() {
+        return None;
+    }
+    // The crossing must lie in the triangle's box, up to `CROSSING_SLACK`: a segment in
+    // the triangle's plane (along an edge) can pass the tests above by rounding alone,
+    // at a `t` where it is nowhere near the triangle. Such a "hit" also lies before the
+    // box's entry, which a nearest-first walk takes as the earliest hit a box can hold.
+    let point = s + d * t;
+    let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
+    let magnitude = (s.abs() + d.abs())
+        .max(lo.abs().max(hi.abs()))
+        .max_element();
+    let slack = magnitude * CROSSING_SLACK;
+    if (point.cmplt(lo - slack) | point.cmpgt(hi + slack)).any() {
         return None;
     }
     // `+ 0.0` turns a weight of -0 (an edge value of -0) into +0.
@@ -242,6 +264,34 @@ mod tests {
                 intersect_segment_triangle(start, d, r, s, p),
             ];
             assert!(hits.iter().any(Option::is_some), "crack at {x}");
+        }
+    }
+
+    #[test]
+    fn a_segment_along_an_edge_reports_no_crossing_outside_the_triangle() {
+        // Found by the `query` fuzz target: the segment runs along the diagonal x = y = z,
+        // through the corner (-61, -61, -61) and within 10^-12 of the corner near the
+        // origin, so it lies (almost) in the triangle's plane. Rounding made the edge
+        // tests pass and put the crossing at t = 0.2787, the point (-61.13, -61.13,
+        // -61.13): 0.13 beyond the triangle's box, whose lowest y is -61.
+        let a = DVec3::new(
+            -1.215361e-12f32 as f64,
+            -1.2202369e-12f32 as f64,
+            -6.098947e-13f32 as f64,
+        );
+        let (b, c) = (DVec3::new(-35.0, -1.0, -1.0), DVec3::splat(-61.0));
+        let s = DVec3::splat(-84.75);
+        let d = DVec3::new(
+            2.5187408034122004e-98,
+            7.748604185489623e-304,
+            7.748604185489348e-304,
+        ) - s;
+        if let Some(hit) = intersect_segment_triangle(s, d, a, b, c) {
+            let point = s + d * hit.t;
+            assert!(
+                point.y >= -61.0 - 1e-9,
+                "a crossing outside the triangle: {point}"
+            );
         }
     }
 }
