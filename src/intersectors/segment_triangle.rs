@@ -12,7 +12,10 @@
 //!
 //! Barycentric weights are `E(b, c)`, `E(c, a)`, `E(a, b)` over their sum `d · n`
 //! (`n = (b − a) × (c − a)`). A zero-area triangle (`n = 0`) and a triangle parallel to or
-//! coplanar with the segment (`d · n = 0`) are not hit.
+//! coplanar with the segment (`d · n = 0`) are not hit. Nor is one whose computed
+//! crossing `s + t·d` lies outside its box by more than rounding: a segment (nearly) in
+//! the triangle's plane can pass the edge tests by rounding alone, with a `t` that
+//! points nowhere near the triangle.
 
 use glam::DVec3;
 
@@ -30,10 +33,10 @@ pub struct SegmentTriangleHit {
 /// How far outside the triangle's box, relative to the largest coordinate involved, the
 /// computed crossing `s + t·d` may lie and still count. The rounding of a true crossing
 /// reaches this only for a segment within 0.01° of the triangle's plane (the error of
-/// `t` grows as one over the angle's sine); it is far below the culling pads
-/// ([`cull_padding`](super::hit_order::cull_padding)'s 10^-12 of the coordinates and
-/// 10^-9 of the box): for a segment no longer than the scene is wide, a hit never lies
-/// before the padded entry of a box holding its triangle.
+/// `t` grows as one over the angle's sine). It is no more than the culling pads
+/// ([`cull_padding`](super::hit_order::cull_padding)'s 10^-12 of the coordinates plus
+/// 10^-9 of the box's size): for a segment no longer than the scene is wide, a hit never
+/// lies before the padded entry of a box holding its triangle.
 const CROSSING_SLACK: f64 = 1e-12;
 
 /// The edge function of the edge from the vertex at `p − s` to the one at `q − s`.
