@@ -424,6 +424,15 @@ fn a_segment_from_far_away_that_ends_far_away_hits_nothing() {
     }
 }
 
+/// Reaches of 0, just short of `gap` and just past it, each with whether it gets there.
+fn reaches_around(gap: f64) -> [(f64, bool); 3] {
+    [
+        (0.0, false),
+        (gap * (1.0 - 1e-9), false),
+        (gap * (1.0 + 1e-9), true),
+    ]
+}
+
 /// Found by the `query` fuzz target: a ball of radius 0 centred 2.3e-301 units from a
 /// corner of a triangle. The square of that distance underflows to 0, and the
 /// accelerated walk reported the triangle at distance 0 (the plain traversal happened
@@ -445,11 +454,7 @@ fn a_ball_a_hair_from_a_corner_hits_only_if_it_reaches_it() {
     let centre = DVec3::new(2.3e-301, 1.8e-311, 0.0);
     let gap = 2.3e-301;
     for accelerated in [false, true] {
-        for (radius, reaches) in [
-            (0.0, false),
-            (gap * (1.0 - 1e-9), false),
-            (gap * (1.0 + 1e-9), true),
-        ] {
+        for (radius, reaches) in reaches_around(gap) {
             let mut visitor = IntersectionVisitor::new();
             visitor.set_use_acceleration(accelerated);
             let mut ball = SphereIntersector::new(centre, radius).unwrap();
@@ -487,11 +492,7 @@ fn a_pick_a_hair_from_a_point_or_a_line_needs_the_tolerance_to_reach_it() {
     for geometry in [points, line] {
         let (scene, root) = one_drawable(geometry);
         for accelerated in [false, true] {
-            for (tolerance, reaches) in [
-                (0.0, false),
-                (gap * (1.0 - 1e-9), false),
-                (gap * (1.0 + 1e-9), true),
-            ] {
+            for (tolerance, reaches) in reaches_around(gap) {
                 let mut visitor = IntersectionVisitor::new();
                 visitor.set_use_acceleration(accelerated);
                 let mut picker = LineSegmentIntersector::new(start, end)
