@@ -517,8 +517,8 @@ fn a_pick_a_hair_from_a_point_or_a_line_needs_the_tolerance_to_reach_it() {
 /// as the earliest hit it can hold: after finding that "hit" in one instance it skipped
 /// the others, whose tie (same ratio) the node path breaks, and it answered with the
 /// sixth geode where the plain traversal answered with the first. The exact test now
-/// refuses crossings outside the triangle's box: both find the strip's next triangle,
-/// in the first geode.
+/// moves such a crossing into the triangle's box: both find the triangle where the
+/// segment touches its corner, in the first geode.
 #[test]
 fn a_segment_along_an_edge_of_a_shared_strip_gives_the_same_nearest_hit() {
     let corners = vec![
@@ -562,7 +562,12 @@ fn a_segment_along_an_edge_of_a_shared_strip_gives_the_same_nearest_hit() {
     assert_eq!(accelerated, plain);
     assert_eq!(plain.len(), 1);
     assert_eq!(plain[0].node_path, [root, geodes[0]]);
-    // Triangles 8 and 9 (the same corners) lie in the segment's plane y = z too; their
-    // crossing, near the corner (-1, -1, -1), is inside their box.
-    assert!([8, 9].contains(&plain[0].primitive_index), "{:?}", plain[0]);
+    // Triangle 10, where the segment enters its box: at its corner (-61, -61, -61),
+    // 23.75 of the segment's 84.75 units along each axis.
+    assert_eq!(plain[0].primitive_index, 10);
+    assert!(
+        (plain[0].ratio - 23.75 / 84.75).abs() < 1e-9,
+        "{:?}",
+        plain[0]
+    );
 }

@@ -12,10 +12,10 @@
 //!
 //! Barycentric weights are `E(b, c)`, `E(c, a)`, `E(a, b)` over their sum `d · n`
 //! (`n = (b − a) × (c − a)`). A zero-area triangle (`n = 0`) and a triangle parallel to or
-//! coplanar with the segment (`d · n = 0`) are not hit. Nor is one whose computed
-//! crossing `s + t·d` lies outside its box by more than rounding: a segment (nearly) in
-//! the triangle's plane can pass the edge tests by rounding alone, with a `t` that
-//! points nowhere near the triangle.
+//! coplanar with the segment (`d · n = 0`) are not hit. For a segment nearly in the
+//! triangle's plane, `t` is a ratio of two roundings and can point anywhere: a crossing
+//! `s + t·d` outside the triangle's box by more than rounding is moved to the nearest
+//! parameter in the box (and the hit dropped if the segment misses the box).
 
 use glam::DVec3;
 
@@ -31,9 +31,10 @@ pub struct SegmentTriangleHit {
 }
 
 /// How far outside the triangle's box, relative to the largest coordinate involved, the
-/// computed crossing `s + t·d` may lie and still count. The rounding of a true crossing
-/// reaches this only for a segment within 0.01° of the triangle's plane (the error of
-/// `t` grows as one over the angle's sine). It is no more than the culling pads
+/// computed crossing `s + t·d` may lie before its `t` is moved into the box. The
+/// rounding of a true crossing reaches this only for a segment within about 10^-5
+/// radians of the triangle's plane (the error of `t` grows as one over the angle's
+/// sine). It is no more than the culling pads
 /// ([`cull_padding`](super::hit_order::cull_padding)'s 10^-12 of the coordinates plus
 /// 10^-9 of the box's size): for a segment no longer than the scene is wide, a hit never
 /// lies before the padded entry of a box holding its triangle.
@@ -118,22 +119,48 @@ pub fn intersect_segment_triangle_up_to(
     if sum == 0.0 || !sum.is_finite() {
         return None;
     }
-    // The crossing must lie in the triangle's box, up to `CROSSING_SLACK`: a segment in
-    // the triangle's plane (along an edge) can pass the tests above by rounding alone,
-    // at a `t` where it is nowhere near the triangle. Such a "hit" also lies before the
-    // box's entry, which a nearest-first walk takes as the earliest hit a box can hold.
+    // The crossing must lie in the triangle's box, up to `CROSSING_SLACK`. For a segment
+    // (nearly) in the triangle's plane, `t` divides rounding by rounding and can land
+    // anywhere, even before the segment enters the box, which a nearest-first walk takes
+    // as the earliest hit the box can hold. Such a `t` is moved into the box (or the hit
+    // dropped when the segment misses the box); the hit itself stays, as the edge tests
+    // decided it: dropping it would open cracks between triangles for segments grazing
+    // their shared edge.
     let point = s + d * t;
     let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
     let magnitude = (s.abs() + d.abs())
         .max(lo.abs().max(hi.abs()))
         .max_element();
-    let slack = magnitude * CROSSING_SLACK;
-    if (point.cmplt(lo - slack) | point.cmpgt(hi + slack)).any() {
-        return None;
-    }
+    let slack = DVec3::splat(magnitude * CROSSING_SLACK);
+    let t = if (point.cmplt(lo - slack) | point.cmpgt(hi + slack)).any() {
+        t_within_box(s, d, lo - slack, hi + slack, t, t_max.min(1.0))?
+    } else {
+        t
+    };
     // `+ 0.0` turns a weight of -0 (an edge value of -0) into +0.
     let weights = [e_bc / sum + 0.0, e_ca / sum + 0.0, e_ab / sum + 0.0];
     Some(SegmentTriangleHit { t, weights, normal })
+}
+
+/// The parameter nearest `t` at which the segment `s + t·d` lies in the box `[lo, hi]`,
+/// within `[0, t_end]`; `None` when it does not meet the box there. Only a segment in a
+/// triangle's plane gets here, yet inlined: called out of line, it made every caller
+/// save registers for the call (all hits +0.9 % instructions, nearest +0.3 %).
+#[inline(always)]
+fn t_within_box(s: DVec3, d: DVec3, lo: DVec3, hi: DVec3, t: f64, t_end: f64) -> Option<f64> {
+    let (mut t_in, mut t_out) = (0.0f64, t_end);
+    for k in 0..3 {
+        if d[k] == 0.0 {
+            if s[k] < lo[k] || s[k] > hi[k] {
+                return None;
+            }
+        } else {
+            let (ta, tb) = ((lo[k] - s[k]) / d[k], (hi[k] - s[k]) / d[k]);
+            t_in = t_in.max(ta.min(tb));
+            t_out = t_out.min(ta.max(tb));
+        }
+    }
+    (t_in <= t_out).then(|| t.max(t_in).min(t_out))
 }
 
 #[cfg(test)]
@@ -271,12 +298,13 @@ mod tests {
     }
 
     #[test]
-    fn a_segment_along_an_edge_reports_no_crossing_outside_the_triangle() {
+    fn a_segment_along_an_edge_crosses_only_where_it_is_in_the_triangles_box() {
         // Found by the `query` fuzz target: the segment runs along the diagonal x = y = z,
         // through the corner (-61, -61, -61) and within 10^-12 of the corner near the
         // origin, so it lies (almost) in the triangle's plane. Rounding made the edge
         // tests pass and put the crossing at t = 0.2787, the point (-61.13, -61.13,
-        // -61.13): 0.13 beyond the triangle's box, whose lowest y is -61.
+        // -61.13): 0.13 beyond the triangle's box, whose lowest y is -61. The crossing
+        // must be where the segment is in the box: from the corner (-61, -61, -61) on.
         let a = DVec3::new(
             -1.215361e-12f32 as f64,
             -1.2202369e-12f32 as f64,
@@ -295,6 +323,55 @@ mod tests {
                 point.y >= -61.0 - 1e-9,
                 "a crossing outside the triangle: {point}"
             );
+        }
+    }
+
+    #[test]
+    fn grazing_segments_never_slip_between_triangles_at_their_boxes_edge() {
+        // Two triangles sharing the edge x = 124, which bounds both their boxes, in a
+        // plane turned 0.7 rad about x; segments 1 000 units long, within 10^-5 and
+        // 10^-6 radians of that plane, crossing the edge or a hair beside it. Their `t`
+        // is rounded enough to put the crossing outside the box: refusing such hits
+        // (instead of moving `t` into the box) let 169 and 6 494 of 20 000 such segments
+        // through.
+        let turn = glam::DQuat::from_rotation_x(0.7);
+        let place = |p: DVec3| {
+            (turn * p + DVec3::new(123.0, -56.0, 89.0))
+                .as_vec3()
+                .as_dvec3()
+        };
+        let [a, b, c, e] = [
+            DVec3::ZERO,
+            DVec3::X,
+            DVec3::new(1.0, 1.0, 0.0),
+            DVec3::new(2.0, 0.0, 0.0),
+        ]
+        .map(place);
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for angle in [1e-5f64, 1e-6] {
+            for _ in 0..2_000 {
+                let along = 0.1 + 0.8 * next();
+                let beside = (next() - 0.5) * 1e-12;
+                let crossing = b + (c - b) * along + (e - b) * beside;
+                let d = turn
+                    * (DVec3::new(angle.cos(), 0.3 * (next() - 0.5), -angle.sin()).normalize()
+                        * 1000.0);
+                let s = crossing - d * (0.2 + 0.6 * next());
+                let hits = [
+                    intersect_segment_triangle(s, d, a, b, c),
+                    intersect_segment_triangle(s, d, b, e, c),
+                ];
+                assert!(
+                    hits.iter().any(Option::is_some),
+                    "crack at {angle:e}, {s}, {d}"
+                );
+            }
         }
     }
 }
