@@ -12,10 +12,7 @@
 //!
 //! Barycentric weights are `E(b, c)`, `E(c, a)`, `E(a, b)` over their sum `d · n`
 //! (`n = (b − a) × (c − a)`). A zero-area triangle (`n = 0`) and a triangle parallel to or
-//! coplanar with the segment (`d · n = 0`) are not hit. For a segment nearly in the
-//! triangle's plane, `t` is a ratio of two roundings and can point anywhere: a crossing
-//! `s + t·d` outside the triangle's box by more than rounding is moved to the nearest
-//! parameter in the box (and the hit dropped if the segment misses the box).
+//! coplanar with the segment (`d · n = 0`) are not hit.
 
 use glam::DVec3;
 
@@ -29,16 +26,6 @@ pub struct SegmentTriangleHit {
     /// The triangle's unnormalized normal `(b − a) × (c − a)`.
     pub normal: DVec3,
 }
-
-/// How far outside the triangle's box, relative to the largest coordinate involved, the
-/// computed crossing `s + t·d` may lie before its `t` is moved into the box. The
-/// rounding of a true crossing reaches this only for a segment within about 10^-5
-/// radians of the triangle's plane (the error of `t` grows as one over the angle's
-/// sine). It is no more than the culling pads
-/// ([`cull_padding`](super::hit_order::cull_padding)'s 10^-12 of the coordinates plus
-/// 10^-9 of the box's size): for a segment no longer than the scene is wide, a hit never
-/// lies before the padded entry of a box holding its triangle.
-const CROSSING_SLACK: f64 = 1e-12;
 
 /// The edge function of the edge from the vertex at `p − s` to the one at `q − s`.
 #[inline(always)]
@@ -119,48 +106,9 @@ pub fn intersect_segment_triangle_up_to(
     if sum == 0.0 || !sum.is_finite() {
         return None;
     }
-    // The crossing must lie in the triangle's box, up to `CROSSING_SLACK`. For a segment
-    // (nearly) in the triangle's plane, `t` divides rounding by rounding and can land
-    // anywhere, even before the segment enters the box, which a nearest-first walk takes
-    // as the earliest hit the box can hold. Such a `t` is moved into the box (or the hit
-    // dropped when the segment misses the box); the hit itself stays, as the edge tests
-    // decided it: dropping it would open cracks between triangles for segments grazing
-    // their shared edge.
-    let point = s + d * t;
-    let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
-    let magnitude = (s.abs() + d.abs())
-        .max(lo.abs().max(hi.abs()))
-        .max_element();
-    let slack = DVec3::splat(magnitude * CROSSING_SLACK);
-    let t = if (point.cmplt(lo - slack) | point.cmpgt(hi + slack)).any() {
-        t_within_box(s, d, lo - slack, hi + slack, t, t_max.min(1.0))?
-    } else {
-        t
-    };
     // `+ 0.0` turns a weight of -0 (an edge value of -0) into +0.
     let weights = [e_bc / sum + 0.0, e_ca / sum + 0.0, e_ab / sum + 0.0];
     Some(SegmentTriangleHit { t, weights, normal })
-}
-
-/// The parameter nearest `t` at which the segment `s + t·d` lies in the box `[lo, hi]`,
-/// within `[0, t_end]`; `None` when it does not meet the box there. Only a segment in a
-/// triangle's plane gets here, yet inlined: called out of line, it made every caller
-/// save registers for the call (all hits +0.9 % instructions, nearest +0.3 %).
-#[inline(always)]
-fn t_within_box(s: DVec3, d: DVec3, lo: DVec3, hi: DVec3, t: f64, t_end: f64) -> Option<f64> {
-    let (mut t_in, mut t_out) = (0.0f64, t_end);
-    for k in 0..3 {
-        if d[k] == 0.0 {
-            if s[k] < lo[k] || s[k] > hi[k] {
-                return None;
-            }
-        } else {
-            let (ta, tb) = ((lo[k] - s[k]) / d[k], (hi[k] - s[k]) / d[k]);
-            t_in = t_in.max(ta.min(tb));
-            t_out = t_out.min(ta.max(tb));
-        }
-    }
-    (t_in <= t_out).then(|| t.max(t_in).min(t_out))
 }
 
 #[cfg(test)]
@@ -298,42 +246,12 @@ mod tests {
     }
 
     #[test]
-    fn a_segment_along_an_edge_crosses_only_where_it_is_in_the_triangles_box() {
-        // Found by the `query` fuzz target: the segment runs along the diagonal x = y = z,
-        // through the corner (-61, -61, -61) and within 10^-12 of the corner near the
-        // origin, so it lies (almost) in the triangle's plane. Rounding made the edge
-        // tests pass and put the crossing at t = 0.2787, the point (-61.13, -61.13,
-        // -61.13): 0.13 beyond the triangle's box, whose lowest y is -61. The crossing
-        // must be where the segment is in the box: from the corner (-61, -61, -61) on.
-        let a = DVec3::new(
-            -1.215361e-12f32 as f64,
-            -1.2202369e-12f32 as f64,
-            -6.098947e-13f32 as f64,
-        );
-        let (b, c) = (DVec3::new(-35.0, -1.0, -1.0), DVec3::splat(-61.0));
-        let s = DVec3::splat(-84.75);
-        let d = DVec3::new(
-            2.5187408034122004e-98,
-            7.748604185489623e-304,
-            7.748604185489348e-304,
-        ) - s;
-        if let Some(hit) = intersect_segment_triangle(s, d, a, b, c) {
-            let point = s + d * hit.t;
-            assert!(
-                point.y >= -61.0 - 1e-9,
-                "a crossing outside the triangle: {point}"
-            );
-        }
-    }
-
-    #[test]
     fn grazing_segments_never_slip_between_triangles_at_their_boxes_edge() {
         // Two triangles sharing the edge x = 124, which bounds both their boxes, in a
         // plane turned 0.7 rad about x; segments 1 000 units long, within 10^-5 and
         // 10^-6 radians of that plane, crossing the edge or a hair beside it. Their `t`
-        // is rounded enough to put the crossing outside the box: refusing such hits
-        // (instead of moving `t` into the box) let 169 and 6 494 of 20 000 such segments
-        // through.
+        // is rounded enough to put the crossing outside the box: a check that refused
+        // such hits let 169 and 6 494 of 20 000 such segments through.
         let turn = glam::DQuat::from_rotation_x(0.7);
         let place = |p: DVec3| {
             (turn * p + DVec3::new(123.0, -56.0, 89.0))
