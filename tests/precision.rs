@@ -510,3 +510,63 @@ fn a_pick_a_hair_from_a_point_or_a_line_needs_the_tolerance_to_reach_it() {
         }
     }
 }
+
+/// Found by the `query` fuzz target: one triangle strip under nine geodes, and a segment
+/// along one of its triangles' edges, (almost) in its plane. Rounding gave that triangle a
+/// plane crossing 0.13 before its box. A nearest-first walk takes a box's entry as the
+/// earliest hit it can hold: after finding that "hit" in one instance it skipped the
+/// others, whose tie (same ratio) the node path breaks, and answered with the sixth
+/// geode where the plain traversal answered with the first. The exact test now moves
+/// such a crossing to where the segment is in the triangle's box.
+#[test]
+fn a_segment_along_an_edge_of_a_shared_strip_gives_the_same_nearest_hit() {
+    let corners = vec![
+        Vec3::new(-61.0, -61.0, -61.0),
+        Vec3::new(-35.0, -1.0, -1.0),
+        Vec3::new(-125.0, 44.0, -1.0),
+        Vec3::new(-1.215361e-12, -1.2202369e-12, -6.098947e-13),
+        Vec3::new(-1.0, -1.0, -1.0),
+    ];
+    // Triangles (1, 4, 3) (primitive 8), (4, 3, 1) (9) and (3, 1, 0) (10), after eight
+    // degenerate ones.
+    let strip = PrimitiveSet::DrawElements {
+        mode: PrimitiveMode::TriangleStrip,
+        indices: Indices::U8(vec![1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 3, 1, 0]),
+    };
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let strip = scene.add_drawable(
+        "strip",
+        Geometry::new(corners).with_primitive_set(strip).unwrap(),
+    );
+    let geodes: Vec<NodeId> = (0..9)
+        .map(|_| {
+            let geode = scene.add_geode("geode");
+            scene.add_child(root, geode).unwrap();
+            scene.add_drawable_to_geode(geode, strip).unwrap();
+            geode
+        })
+        .collect();
+    // Along x = y = z, through the corners (-61, -61, -61) and (-1, -1, -1).
+    let (start, end) = (DVec3::splat(-84.75), DVec3::ZERO);
+    let [plain, accelerated] = [false, true].map(|accelerated| {
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        let mut segment = LineSegmentIntersector::new(start, end)
+            .unwrap()
+            .with_limit(IntersectionLimit::Nearest);
+        visitor.apply(&scene, root, &mut segment).unwrap();
+        segment.take_intersections()
+    });
+    assert_eq!(accelerated, plain);
+    assert_eq!(plain.len(), 1);
+    assert_eq!(plain[0].node_path, [root, geodes[0]]);
+    // Triangle 10, where the segment enters its box: at its corner (-61, -61, -61),
+    // 23.75 of the segment's 84.75 units along each axis.
+    assert_eq!(plain[0].primitive_index, 10);
+    assert!(
+        (plain[0].ratio - 23.75 / 84.75).abs() < 1e-9,
+        "{:?}",
+        plain[0]
+    );
+}

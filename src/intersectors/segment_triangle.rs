@@ -13,8 +13,28 @@
 //! Barycentric weights are `E(b, c)`, `E(c, a)`, `E(a, b)` over their sum `d · n`
 //! (`n = (b − a) × (c − a)`). A zero-area triangle (`n = 0`) and a triangle parallel to or
 //! coplanar with the segment (`d · n = 0`) are not hit.
+//!
+//! A hit's crossing always lies in the triangle's box, up to a slack far below the
+//! culling pads of every walk and bound test: for a segment (nearly) in the triangle's
+//! plane, `t = n · (a − s) / (n · d)` divides rounding by rounding and can point anywhere
+//! along the segment, so such a `t` is moved to the nearest parameter at which the
+//! segment is in the box, and the hit is dropped when the segment misses the box. So
+//! no hit lies before the entry of a box holding its triangle, which a nearest-first
+//! walk takes as the earliest hit the box can hold, nor in a box a walk culls. The edge
+//! tests alone decide whether a segment that meets the box hits: a segment grazing two
+//! triangles at the edge that bounds both their boxes still hits one of them.
 
 use glam::DVec3;
+
+/// How far outside the triangle's box, relative to the largest coordinate of the box and
+/// of the segment's start, a computed crossing may lie and still count as in it: 32
+/// units of `f64` rounding (`2^-48`). That is above the rounding of `s + t·d` for a
+/// crossing in the box and of the box's entry and exit parameters (a few units each),
+/// so a true crossing is never moved or dropped for rounding alone, and far below every
+/// culling pad (at least `10^-12` of the coordinates:
+/// [`cull_padding`](super::hit_order::cull_padding)), so a `t` at the edge of the
+/// slack never lies before a padded box's entry.
+const CROSSING_SLACK: f64 = 1.0 / (1u64 << 48) as f64;
 
 /// Where a segment crosses a triangle.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,16 +119,54 @@ pub fn intersect_segment_triangle_up_to(
         return None;
     }
     let t = normal.dot(sa) / denominator;
-    if !(0.0..=t_max.min(1.0)).contains(&t) {
+    if !(0.0..=1.0).contains(&t) {
         return None;
     }
     let sum = e_ab + e_bc + e_ca;
     if sum == 0.0 || !sum.is_finite() {
         return None;
     }
+    // The crossing must lie in the triangle's box (see the module docs). Checked before
+    // `t_max`: a `t` moved into the box may move below it. (The slack is measured from
+    // the crossing and the start, which for a crossing in the box is at most the box's
+    // and the start's magnitude: cheaper than the box's, which only a crossing outside
+    // it needs.)
+    let point = s + d * t;
+    let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
+    let slack = point.abs().max(s.abs()).max_element() * CROSSING_SLACK;
+    let t = if (point.cmpge(lo - slack) & point.cmple(hi + slack)).all() {
+        t
+    } else {
+        let slack = lo.abs().max(hi.abs()).max(s.abs()).max_element() * CROSSING_SLACK;
+        t_within_box(s, d, lo - slack, hi + slack, t)?
+    };
+    if t > t_max {
+        return None;
+    }
     // `+ 0.0` turns a weight of -0 (an edge value of -0) into +0.
     let weights = [e_bc / sum + 0.0, e_ca / sum + 0.0, e_ab / sum + 0.0];
     Some(SegmentTriangleHit { t, weights, normal })
+}
+
+/// The parameter nearest `t` at which the segment `s + t·d`, `t ∈ [0, 1]`, lies in the box
+/// `[lo, hi]`; `None` when it misses the box. Only a segment (nearly) in a triangle's
+/// plane gets here; inlined all the same, as called out of line it made every caller
+/// save registers around the call.
+#[inline(always)]
+fn t_within_box(s: DVec3, d: DVec3, lo: DVec3, hi: DVec3, t: f64) -> Option<f64> {
+    let (mut t_in, mut t_out) = (0.0f64, 1.0f64);
+    for k in 0..3 {
+        if d[k] == 0.0 {
+            if !(lo[k] <= s[k] && s[k] <= hi[k]) {
+                return None;
+            }
+        } else {
+            let (ta, tb) = ((lo[k] - s[k]) / d[k], (hi[k] - s[k]) / d[k]);
+            t_in = t_in.max(ta.min(tb));
+            t_out = t_out.min(ta.max(tb));
+        }
+    }
+    (t_in <= t_out).then(|| t.max(t_in).min(t_out))
 }
 
 #[cfg(test)]
@@ -243,6 +301,91 @@ mod tests {
             ];
             assert!(hits.iter().any(Option::is_some), "crack at {x}");
         }
+    }
+
+    /// The fuzzer's triangle and a segment along its edge, through its corner
+    /// `c = (-61, -61, -61)` and within 10^-12 of its corner `a` near the origin: (almost)
+    /// in the triangle's plane.
+    fn along_the_diagonal() -> (DVec3, DVec3, [DVec3; 3]) {
+        let a = DVec3::new(
+            -1.215361e-12f32 as f64,
+            -1.2202369e-12f32 as f64,
+            -6.098947e-13f32 as f64,
+        );
+        let (b, c) = (DVec3::new(-35.0, -1.0, -1.0), DVec3::splat(-61.0));
+        let s = DVec3::splat(-84.75);
+        let d = DVec3::new(
+            2.5187408034122004e-98,
+            7.748604185489623e-304,
+            7.748604185489348e-304,
+        ) - s;
+        (s, d, [a, b, c])
+    }
+
+    #[test]
+    fn a_segment_along_an_edge_crosses_where_it_is_in_the_triangles_box() {
+        // Found by the `query` fuzz target. Rounding passes the edge tests and puts the
+        // plane crossing at t = 0.2787, the point (-61.13, -61.13, -61.13): 0.13 before
+        // the triangle's box, whose lowest corner is (-61, -61, -61). The crossing is
+        // moved to where the segment enters the box: at that corner, 23.75 of the
+        // segment's 84.75 units along each axis.
+        let (s, d, [a, b, c]) = along_the_diagonal();
+        let hit = intersect_segment_triangle(s, d, a, b, c).expect("the edge tests pass");
+        let entry = 23.75 / 84.75;
+        assert!(hit.t <= entry && hit.t > entry - 1e-12, "t = {}", hit.t);
+    }
+
+    #[test]
+    fn crossings_never_lie_outside_the_triangles_box() {
+        // Segments within about 10^-15 radians of a triangle's plane, in every place and
+        // direction: whatever rounding makes of `t`, a hit's crossing lies in the
+        // box (up to the slack), and the hit comes back, unchanged, with `t_max` at its
+        // own `t` (a nearest-hit search's limit). That needs `t_max` checked after the
+        // move: a plane crossing beyond the box may be moved below the limit (checked
+        // before, this fails).
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let (mut hits, mut moved) = (0, 0);
+        for _ in 0..20_000 {
+            let point = |scale: f64, next: &mut dyn FnMut() -> f64| {
+                DVec3::new(next(), next(), next()) * scale
+            };
+            let [a, b, c] = [(); 3].map(|_| point(100.0, &mut next));
+            let normal = (b - a).cross(c - a).normalize();
+            let in_plane = |p: DVec3| p - normal * normal.dot(p - a);
+            // Through a point of the triangle's plane near it (in it, but for the
+            // rounding of `in_plane` and a tilt below it).
+            let through = in_plane(point(100.0, &mut next));
+            let s = in_plane(through + point(800.0, &mut next));
+            let d = (through - s) * 2.0 + normal * (next() * 1e-12);
+            let Some(hit) = intersect_segment_triangle(s, d, a, b, c) else {
+                continue;
+            };
+            hits += 1;
+            let crossing = s + d * hit.t;
+            let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
+            let slack = 1e-9;
+            assert!(
+                crossing.cmpge(lo - slack).all() && crossing.cmple(hi + slack).all(),
+                "{crossing} outside [{lo}, {hi}]: {s} + t·{d}, {a} {b} {c}"
+            );
+            let plane_t = normal.dot(a - s) / normal.dot(d);
+            let plane_crossing = s + d * plane_t;
+            if (plane_crossing.cmplt(lo - slack) | plane_crossing.cmpgt(hi + slack)).any() {
+                moved += 1;
+            }
+            assert_eq!(
+                intersect_segment_triangle_up_to(s, d, a, b, c, hit.t),
+                Some(hit)
+            );
+        }
+        // The test is worth something only if rounding put many crossings outside.
+        assert!(hits > 300 && moved > 100, "{hits} hits, {moved} moved");
     }
 
     #[test]
