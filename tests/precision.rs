@@ -15,6 +15,10 @@ use scene_intersect::intersectors::{
 use scene_intersect::io::import_gltf;
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor};
 
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 /// The local frame of the tile: 6.4e6 m east, 3.2e6 m south, turned 0.7 rad about y.
 fn far() -> DMat4 {
     DMat4::from_rotation_translation(DQuat::from_rotation_y(0.7), DVec3::new(6.4e6, 12.5, -3.2e6))
@@ -569,4 +573,86 @@ fn a_segment_along_an_edge_of_a_shared_strip_gives_the_same_nearest_hit() {
         "{:?}",
         plain[0]
     );
+}
+
+/// Segments lying in triangles' planes, from near and from 10^9 units away, against a
+/// drawable that five geodes share (three at the same place, whose hits tie, and two
+/// moved): the edge tests pass or fail by rounding alone, and `t` is rounding over
+/// rounding. Whatever they decide, every limit answers alike, plain and accelerated,
+/// and every hit lies in its triangle's box.
+#[test]
+fn segments_in_a_triangles_plane_answer_alike_plain_and_accelerated() {
+    let mut rng = Rng(0x5eed_0fc0_91a7);
+    let corners: Vec<Vec3> = (0..24)
+        .map(|_| {
+            let mut c = || rng.range(-50.0, 50.0) as f32;
+            Vec3::new(c(), c(), c())
+        })
+        .collect();
+    let triangles = Geometry::new(corners.clone())
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 24))
+        .unwrap();
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let drawable = scene.add_drawable("triangles", triangles);
+    let moves = [
+        DVec3::ZERO,
+        DVec3::ZERO,
+        DVec3::ZERO,
+        DVec3::X * 0.1,
+        DVec3::Z * 1e3,
+    ];
+    for offset in moves {
+        let place = scene
+            .add_transform("place", DMat4::from_translation(offset))
+            .unwrap();
+        let geode = scene.add_geode("geode");
+        scene.add_drawable_to_geode(geode, drawable).unwrap();
+        scene.add_child(place, geode).unwrap();
+        scene.add_child(root, place).unwrap();
+    }
+    let mut hits = 0;
+    for query in 0..600 {
+        // A triangle's plane, a point of it near the triangle and a direction in it.
+        let k = rng.range(0.0, 8.0) as usize * 3;
+        let [a, b, c] = [0, 1, 2].map(|i| corners[k + i].as_dvec3());
+        let normal = (b - a).cross(c - a).normalize();
+        let in_plane = |p: DVec3| p - normal * normal.dot(p - a);
+        let mut random = || DVec3::new(rng.next(), rng.next(), rng.next()) - 0.5;
+        let through = in_plane(a + random() * 60.0);
+        let along = in_plane(through + random()) - through;
+        let reach = [1e2, 1e4, 1e9][query % 3];
+        let (start, end) = (through - along * reach, through + along * reach);
+        for limit in [
+            IntersectionLimit::None,
+            IntersectionLimit::Nearest,
+            IntersectionLimit::One,
+        ] {
+            let [plain, accelerated] = [false, true].map(|accelerated| {
+                let mut visitor = IntersectionVisitor::new();
+                visitor.set_use_acceleration(accelerated);
+                let mut segment = LineSegmentIntersector::new(start, end)
+                    .unwrap()
+                    .with_limit(limit);
+                visitor.apply(&scene, root, &mut segment).unwrap();
+                segment.take_intersections()
+            });
+            assert_eq!(accelerated, plain, "query {query}, {limit:?}");
+            for hit in &plain {
+                let v: Vec<DVec3> = (hit.vertex_indices.iter())
+                    .map(|&i| corners[i as usize].as_dvec3())
+                    .collect();
+                let (lo, hi) = (v[0].min(v[1]).min(v[2]), v[0].max(v[1]).max(v[2]));
+                let slack = 1e-6 * reach;
+                let p = hit.local_point;
+                assert!(
+                    p.cmpge(lo - slack).all() && p.cmple(hi + slack).all(),
+                    "query {query}: {p} outside [{lo}, {hi}]"
+                );
+            }
+            hits += plain.len();
+        }
+    }
+    // Rounding must have let many such segments through, or nothing was tested.
+    assert!(hits > 100, "{hits} hits");
 }

@@ -14,8 +14,8 @@
 //! (`n = (b − a) × (c − a)`). A zero-area triangle (`n = 0`) and a triangle parallel to or
 //! coplanar with the segment (`d · n = 0`) are not hit.
 //!
-//! A hit's crossing always lies in the triangle's box, up to a slack far below the
-//! culling pads of every walk and bound test: for a segment (nearly) in the triangle's
+//! A hit's crossing always lies in the triangle's box, up to a slack below the margins
+//! every walk and bound test culls with: for a segment (nearly) in the triangle's
 //! plane, `t = n · (a − s) / (n · d)` divides rounding by rounding and can point anywhere
 //! along the segment, so such a `t` is moved to the nearest parameter at which the
 //! segment is in the box, and the hit is dropped when the segment misses the box. So
@@ -26,15 +26,18 @@
 
 use glam::DVec3;
 
-/// How far outside the triangle's box, relative to the largest coordinate of the box and
-/// of the segment's start, a computed crossing may lie and still count as in it: 32
-/// units of `f64` rounding (`2^-48`). That is above the rounding of `s + t·d` for a
-/// crossing in the box and of the box's entry and exit parameters (a few units each),
-/// so a true crossing is never moved or dropped for rounding alone, and far below every
-/// culling pad (at least `10^-12` of the coordinates:
-/// [`cull_padding`](super::hit_order::cull_padding)), so a `t` at the edge of the
-/// slack never lies before a padded box's entry.
-const CROSSING_SLACK: f64 = 1.0 / (1u64 << 48) as f64;
+/// How far outside the triangle's box a computed crossing may lie and still count as in
+/// it, per axis, relative to the magnitudes of the box's (or the crossing's) and the
+/// start's coordinates on that axis: 8 units of `f64` rounding (`2^-50`). That covers the
+/// rounding of `s + t·d` and of the box's entry and exit parameters (at most 3 units
+/// each), so a true crossing is never moved or dropped for rounding alone. It is below
+/// every cull's margin on that axis: the plain traversal's box test widens each slab
+/// parameter by 8 units (so by 8 units of the start's coordinate, for a start far from
+/// the box) and pads the box by at least `10^-12` of its coordinates and `10^-9` of its
+/// size ([`cull_padding`](super::hit_order::cull_padding)); the walks' `f32` boxes by
+/// far more. So a `t` at the edge of the slack never lies before the entry of a box that
+/// holds the triangle, nor in a box that a walk or a bound test culls.
+const CROSSING_SLACK: f64 = 1.0 / (1u64 << 50) as f64;
 
 /// Where a segment crosses a triangle.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -133,11 +136,11 @@ pub fn intersect_segment_triangle_up_to(
     // it needs.)
     let point = s + d * t;
     let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
-    let slack = point.abs().max(s.abs()).max_element() * CROSSING_SLACK;
+    let slack = (point.abs() + s.abs()) * CROSSING_SLACK;
     let t = if (point.cmpge(lo - slack) & point.cmple(hi + slack)).all() {
         t
     } else {
-        let slack = lo.abs().max(hi.abs()).max(s.abs()).max_element() * CROSSING_SLACK;
+        let slack = (lo.abs().max(hi.abs()) + s.abs()) * CROSSING_SLACK;
         t_within_box(s, d, lo - slack, hi + slack, t)?
     };
     if t > t_max {
