@@ -15,7 +15,7 @@
 //! coplanar with the segment (`d · n = 0`) are not hit.
 //!
 //! A hit's crossing always lies in the triangle's box, up to a slack below the margins
-//! every walk and bound test culls with: for a segment (nearly) in the triangle's
+//! the traversals cull with: for a segment (nearly) in the triangle's
 //! plane, `t = n · (a − s) / (n · d)` divides rounding by rounding and can point anywhere
 //! along the segment, so such a `t` is moved to the nearest parameter at which the
 //! segment is in the box, and the hit is dropped when the segment misses the box. So
@@ -28,16 +28,18 @@ use glam::DVec3;
 
 /// How far outside the triangle's box a computed crossing may lie and still count as in
 /// it, per axis, relative to the magnitudes of the box's (or the crossing's) and the
-/// start's coordinates on that axis: 8 units of `f64` rounding (`2^-50`). That covers the
-/// rounding of `s + t·d` and of the box's entry and exit parameters (at most 3 units
-/// each), so a true crossing is never moved or dropped for rounding alone. It is below
-/// every cull's margin on that axis: the plain traversal's box test widens each slab
-/// parameter by 8 units (so by 8 units of the start's coordinate, for a start far from
-/// the box) and pads the box by at least `10^-12` of its coordinates and `10^-9` of its
-/// size ([`cull_padding`](super::hit_order::cull_padding)); the walks' `f32` boxes by
-/// far more. So a `t` at the edge of the slack never lies before the entry of a box that
-/// holds the triangle, nor in a box that a walk or a bound test culls.
-const CROSSING_SLACK: f64 = 1.0 / (1u64 << 50) as f64;
+/// start's coordinates on that axis: 4 units of `f64` rounding (`2^-51`). That covers the
+/// rounding of `s + t·d` (at most 2 units) and of the box's entry and exit parameters (at
+/// most 3), so a true crossing is never moved or dropped for rounding alone. And it
+/// stays within the margins of the culls that only one traversal makes: far below the
+/// walks' `f32` box tests' (`2^-18` of the coordinates and of the start's), and below
+/// the plain traversal's bounding-sphere test's, whose reach adds 8 units of the
+/// segment's magnitude and [`cull_padding`](super::hit_order::cull_padding) (at least
+/// `10^-12` of the coordinates and `10^-9` of the size) to the radius. So a `t` at the
+/// edge of the slack never lies before a walk's key for a box that holds the triangle,
+/// nor in a box or sphere that only one traversal culls. (The drawable's box test, which
+/// both traversals ask before testing its triangles, decides alike for both.)
+const CROSSING_SLACK: f64 = 1.0 / (1u64 << 51) as f64;
 
 /// Where a segment crosses a triangle.
 #[derive(Clone, Copy, Debug, PartialEq)]
