@@ -8,6 +8,7 @@ use smallvec::SmallVec;
 use super::hit_order::{box_padding, cull_padding, padded_box};
 use super::node_path_pool::NodePathPool;
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
+use super::segment_triangle::crossing_deviation;
 use super::{intersect_segment_triangle_up_to, PrimitiveKind, QueryError};
 use crate::accel::{Aabb, Aabb4, SegmentSlab, WideEntries, WideSegmentSlab};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -249,6 +250,26 @@ impl LineSegmentIntersector {
             bound.max,
             pad,
         )
+    }
+
+    /// Whether [`enter_drawable`](Intersector::enter_drawable) would let a drawable
+    /// through whenever the exact test hits one of its triangles: every such hit lies
+    /// within [`crossing_deviation`] of its triangle's box, so inside `bound` grown by
+    /// the box test's pad unless the segment starts so far from the box that the
+    /// deviation reaches the pad (10^-9 of the box's size and 10^-12 of its place's
+    /// magnitude: a start some 10^6 sizes away). A walk that only tests triangles may
+    /// then leave the box test to the exact tests, with the same answers.
+    pub(super) fn drawable_test_follows_from_triangle_hits(
+        &self,
+        local: &LocalSegment,
+        bound: &BoundingBox,
+    ) -> bool {
+        if bound.is_empty() {
+            return false;
+        }
+        let pad = cull_padding(bound.radius(), bound.center().abs().max_element());
+        let box_magnitude = bound.min.abs().max(bound.max.abs()).max_element();
+        crossing_deviation(local.start, box_magnitude) <= pad
     }
 
     fn best_ratio(&self) -> f64 {
@@ -667,5 +688,72 @@ impl Intersector for LineSegmentIntersector {
     fn end(&mut self) {
         self.pending
             .drain_sorted_into(&mut self.hits, &mut self.spare_paths);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::intersectors::intersect_segment_triangle;
+
+    #[test]
+    fn the_box_test_lets_through_every_hit_when_it_is_left_to_the_exact_tests() {
+        // Triangles of sizes 10^-3 to 10^3, from the origin to 10^6 away; segments
+        // through them or (nearly) in their planes, from up to 10^14 away. Whenever
+        // `drawable_test_follows_from_triangle_hits` says the box test may be left to the
+        // exact test, a hit of the exact test must pass the box test.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut left, mut asked, mut hits) = (0, 0, 0);
+        for case in 0..40_000 {
+            let size = 10f64.powi((next() * 7.0) as i32 - 3);
+            let place = DVec3::new(next(), next(), next()) * 10f64.powi((next() * 7.0) as i32);
+            let mut corner = || {
+                (place + DVec3::new(next(), next(), next()) * size)
+                    .as_vec3()
+                    .as_dvec3()
+            };
+            let [a, b, c] = [corner(), corner(), corner()];
+            let normal = (b - a).cross(c - a).normalize_or_zero();
+            let inside = a + (b - a) * 0.3 + (c - a) * 0.3;
+            let mut direction = DVec3::new(next(), next(), next()) - 0.5;
+            if case % 2 == 0 {
+                // In the plane, but for rounding.
+                direction -= normal * normal.dot(direction);
+            }
+            let direction = direction.normalize_or_zero();
+            let reach = 10f64.powi((next() * 21.0) as i32) * size;
+            let segment =
+                LineSegmentIntersector::new(inside - direction * reach, inside + direction * size)
+                    .unwrap();
+            let local = segment.localize(&DMat4::IDENTITY, &DMat4::IDENTITY);
+            let bound = BoundingBox {
+                min: a.min(b).min(c),
+                max: a.max(b).max(c),
+            };
+            if !segment.drawable_test_follows_from_triangle_hits(&local, &bound) {
+                asked += 1;
+                continue;
+            }
+            left += 1;
+            if intersect_segment_triangle(local.start, local.direction, a, b, c).is_some() {
+                hits += 1;
+                assert!(
+                    segment.enter_drawable(&local, &bound),
+                    "case {case}: {a} {b} {c}, from {} along {}",
+                    local.start,
+                    local.direction
+                );
+            }
+        }
+        assert!(
+            left > 10_000 && asked > 1_000 && hits > 5_000,
+            "{left} {asked} {hits}"
+        );
     }
 }

@@ -41,6 +41,16 @@ use glam::DVec3;
 /// both traversals ask before testing its triangles, decides alike for both.)
 const CROSSING_SLACK: f64 = 1.0 / (1u64 << 51) as f64;
 
+/// A bound, on every axis, on how far outside its triangle's box the segment passes at
+/// the `t` of a hit the exact test reports, for a segment starting at `s` and a triangle
+/// whose box's coordinates are at most `box_magnitude` in size: the slack plus the
+/// rounding of `s + t·d` (5 units of `s` and 6 of the crossing, for a crossing taken as
+/// it is) or of the box's slab parameters (7 units of `s` and of the box, for one moved
+/// into the box); at most 8 units of both.
+pub(crate) fn crossing_deviation(s: DVec3, box_magnitude: f64) -> f64 {
+    2.0 * CROSSING_SLACK * (s.abs().max_element() + box_magnitude)
+}
+
 /// Where a segment crosses a triangle.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SegmentTriangleHit {

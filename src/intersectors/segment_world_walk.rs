@@ -334,9 +334,14 @@ impl<'a> Walk<'_, '_, 'a> {
         // primitive, is not only a cull: a segment from so far away that a triangle's
         // corners vanish in the rounding of `corner - start` can pass the exact test
         // without touching the triangle, and the box test, which such a segment does not
-        // pass, then decides (tests/precision.rs).
+        // pass, then decides (tests/precision.rs). From nearer, every hit of the exact
+        // test lies in the box the test pads, and the test is left to the exact tests.
         let bound = self.context.scene().drawable_bound(instance.drawable)?;
-        if !self.query.enter_drawable(&local, &bound) {
+        if !self
+            .query
+            .drawable_test_follows_from_triangle_hits(&local, &bound)
+            && !self.query.enter_drawable(&local, &bound)
+        {
             return None;
         }
         Some(Met {
