@@ -7,6 +7,8 @@
 
 use glam::{DMat4, DVec3, Vec3};
 
+use crate::length::length_at_any_scale;
+
 /// An axis-aligned box `[min, max]` (closed). Empty when any `min` component exceeds `max`.
 ///
 /// ```
@@ -212,17 +214,23 @@ impl BoundingSphere {
 
     /// The sphere holding this sphere transformed by an affine `matrix`: the centre is
     /// transformed and the radius scaled by the largest axis scale of the matrix.
+    ///
+    /// The axis scales are measured without squaring their size away (a matrix entry of
+    /// 10^286 squares past `f64::MAX`), and a sphere of radius 0 keeps radius 0 (times
+    /// an infinite scale it would be NaN): the sphere of a single point is that point,
+    /// moved, wherever the matrix puts it.
     pub fn transformed(&self, matrix: &DMat4) -> BoundingSphere {
         if self.is_empty() || self.radius == f64::INFINITY {
             return *self;
         }
-        let scale = matrix
-            .x_axis
-            .truncate()
-            .length()
-            .max(matrix.y_axis.truncate().length())
-            .max(matrix.z_axis.truncate().length());
-        BoundingSphere::new(matrix.transform_point3(self.center), self.radius * scale)
+        let center = matrix.transform_point3(self.center);
+        if self.radius == 0.0 {
+            return BoundingSphere::new(center, 0.0);
+        }
+        let scale = length_at_any_scale(matrix.x_axis.truncate())
+            .max(length_at_any_scale(matrix.y_axis.truncate()))
+            .max(length_at_any_scale(matrix.z_axis.truncate()));
+        BoundingSphere::new(center, self.radius * scale)
     }
 }
 
@@ -235,6 +243,22 @@ impl Default for BoundingSphere {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sphere_moved_by_a_matrix_too_large_to_square() {
+        // A point (radius 0) under a matrix whose x axis is 10^300 long: the axis's
+        // squared length overflows, and 0 times an infinite scale was NaN. The point's
+        // sphere is the point, moved: (0, 1, 0) stays where it is.
+        let mut stretch = DMat4::IDENTITY;
+        stretch.x_axis.x = 1e300;
+        let point = BoundingSphere::new(DVec3::Y, 0.0).transformed(&stretch);
+        assert_eq!(point, BoundingSphere::new(DVec3::Y, 0.0));
+        // A unit sphere at x = 1 under a scale of 10^200: centre 10^200, radius 10^200.
+        let scale = DMat4::from_scale(DVec3::splat(1e200));
+        let ball = BoundingSphere::new(DVec3::X, 1.0).transformed(&scale);
+        assert_eq!(ball.center, DVec3::new(1e200, 0.0, 0.0));
+        assert_eq!(ball.radius, 1e200);
+    }
 
     #[test]
     fn empty_box_is_empty_and_absorbs() {

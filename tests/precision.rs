@@ -656,3 +656,44 @@ fn segments_in_a_triangles_plane_answer_alike_plain_and_accelerated() {
     // Rounding must have let many such segments through, or nothing was tested.
     assert!(hits > 100, "{hits} hits");
 }
+
+/// Found by the `query` fuzz target: a point under a matrix with an entry too large to
+/// square (here an x axis 10^300 long, which leaves the point, on the y axis, in place).
+/// The transform's bounding sphere, the point's sphere of radius 0 scaled by the
+/// matrix's largest axis, came out NaN (0 times the overflowed length), so the plain
+/// traversal culled the scene at its root while the accelerated one, on the point's
+/// world box, found it. Both now find it, for a polytope and for a ball.
+#[test]
+fn a_point_under_a_matrix_too_large_to_square_is_found_by_both_traversals() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let mut stretch = DMat4::IDENTITY;
+    stretch.x_axis.x = 1e300;
+    let place = scene.add_transform("stretch", stretch).unwrap();
+    let points = Geometry::new(vec![Vec3::Y])
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Points, 0, 1))
+        .unwrap();
+    let drawable = scene.add_drawable("point", points);
+    let geode = scene.add_geode("geode");
+    scene.add_drawable_to_geode(geode, drawable).unwrap();
+    scene.add_child(place, geode).unwrap();
+    scene.add_child(root, place).unwrap();
+    for accelerated in [false, true] {
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        // The half-space y >= 0.5.
+        let half_space = Polytope::new([DVec4::new(0.0, 1.0, 0.0, -0.5)]).unwrap();
+        let mut polytope = PolytopeIntersector::new(half_space);
+        visitor.apply(&scene, root, &mut polytope).unwrap();
+        let hits = polytope.intersections();
+        assert_eq!(hits.len(), 1, "polytope, accelerated {accelerated}");
+        assert_eq!(hits[0].polygon.as_slice(), [DVec3::Y]);
+        let mut ball = SphereIntersector::new(DVec3::new(0.0, 1.5, 0.0), 0.75).unwrap();
+        visitor.apply(&scene, root, &mut ball).unwrap();
+        assert_eq!(
+            ball.intersections().len(),
+            1,
+            "ball, accelerated {accelerated}"
+        );
+    }
+}
