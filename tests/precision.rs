@@ -10,7 +10,7 @@ use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::drawable::{Geometry, Indices, PrimitiveMode, PrimitiveSet};
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
-    LineSegmentIntersector, Polytope, PolytopeIntersector, SphereIntersector,
+    LineSegmentHit, LineSegmentIntersector, Polytope, PolytopeIntersector, SphereIntersector,
 };
 use scene_intersect::io::import_gltf;
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor};
@@ -174,6 +174,24 @@ fn the_city_far_away_answers_as_at_the_origin() {
             assert!((x.2 - y.2).length() < 1e-6, "{:?} vs {:?}", x.2, y.2);
         }
     }
+}
+
+/// The hits of the segment from `start` to `end` under `limit`, with or without the
+/// acceleration structures.
+fn segment_hits(
+    scene: &SceneGraph,
+    root: NodeId,
+    (start, end): (DVec3, DVec3),
+    limit: IntersectionLimit,
+    accelerated: bool,
+) -> Vec<LineSegmentHit> {
+    let mut visitor = IntersectionVisitor::new();
+    visitor.set_use_acceleration(accelerated);
+    let mut segment = LineSegmentIntersector::new(start, end)
+        .unwrap()
+        .with_limit(limit);
+    visitor.apply(scene, root, &mut segment).unwrap();
+    segment.take_intersections()
 }
 
 /// A scene of one geode under the root, holding `geometry`.
@@ -412,14 +430,8 @@ fn a_segment_from_far_away_that_ends_far_away_hits_nothing() {
         let (scene, root) = one_drawable(geometry);
         for limit in [IntersectionLimit::None, IntersectionLimit::Nearest] {
             for accelerated in [false, true] {
-                let mut visitor = IntersectionVisitor::new();
-                visitor.set_use_acceleration(accelerated);
-                let mut segment = LineSegmentIntersector::new(start, end)
-                    .unwrap()
-                    .with_limit(limit);
-                visitor.apply(&scene, root, &mut segment).unwrap();
                 assert_eq!(
-                    segment.intersections(),
+                    segment_hits(&scene, root, (start, end), limit, accelerated),
                     [],
                     "accelerated {accelerated}, {limit:?}"
                 );
@@ -554,13 +566,13 @@ fn a_segment_along_an_edge_of_a_shared_strip_gives_the_same_nearest_hit() {
     // Along x = y = z, through the corners (-61, -61, -61) and (-1, -1, -1).
     let (start, end) = (DVec3::splat(-84.75), DVec3::ZERO);
     let [plain, accelerated] = [false, true].map(|accelerated| {
-        let mut visitor = IntersectionVisitor::new();
-        visitor.set_use_acceleration(accelerated);
-        let mut segment = LineSegmentIntersector::new(start, end)
-            .unwrap()
-            .with_limit(IntersectionLimit::Nearest);
-        visitor.apply(&scene, root, &mut segment).unwrap();
-        segment.take_intersections()
+        segment_hits(
+            &scene,
+            root,
+            (start, end),
+            IntersectionLimit::Nearest,
+            accelerated,
+        )
     });
     assert_eq!(accelerated, plain);
     assert_eq!(plain.len(), 1);
@@ -628,15 +640,8 @@ fn segments_in_a_triangles_plane_answer_alike_plain_and_accelerated() {
             IntersectionLimit::Nearest,
             IntersectionLimit::One,
         ] {
-            let [plain, accelerated] = [false, true].map(|accelerated| {
-                let mut visitor = IntersectionVisitor::new();
-                visitor.set_use_acceleration(accelerated);
-                let mut segment = LineSegmentIntersector::new(start, end)
-                    .unwrap()
-                    .with_limit(limit);
-                visitor.apply(&scene, root, &mut segment).unwrap();
-                segment.take_intersections()
-            });
+            let [plain, accelerated] = [false, true]
+                .map(|accelerated| segment_hits(&scene, root, (start, end), limit, accelerated));
             assert_eq!(accelerated, plain, "query {query}, {limit:?}");
             for hit in &plain {
                 let v: Vec<DVec3> = (hit.vertex_indices.iter())
