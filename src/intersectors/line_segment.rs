@@ -699,7 +699,8 @@ mod tests {
     #[test]
     fn the_box_test_lets_through_every_hit_when_it_is_left_to_the_exact_tests() {
         // Triangles of sizes 10^-3 to 10^3, from the origin to 10^6 away; segments
-        // through them or (nearly) in their planes, from up to 10^14 away. Whenever
+        // through them or (nearly) in their planes, from up to 10^20 of their sizes
+        // away. Whenever
         // `drawable_test_follows_from_triangle_hits` says the box test may be left to the
         // exact test, a hit of the exact test must pass the box test.
         let mut seed = 0x2545_f491_4f6c_dd1du64;

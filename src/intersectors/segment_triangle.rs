@@ -318,10 +318,15 @@ mod tests {
         }
     }
 
-    /// The fuzzer's triangle and a segment along its edge, through its corner
-    /// `c = (-61, -61, -61)` and within 10^-12 of its corner `a` near the origin: (almost)
-    /// in the triangle's plane.
-    fn along_the_diagonal() -> (DVec3, DVec3, [DVec3; 3]) {
+    #[test]
+    fn a_segment_along_an_edge_crosses_where_it_is_in_the_triangles_box() {
+        // Found by the `query` fuzz target. Rounding passes the edge tests and puts the
+        // plane crossing at t = 0.2787, the point (-61.13, -61.13, -61.13): 0.13 before
+        // the triangle's box, whose lowest corner is (-61, -61, -61). The crossing is
+        // moved to where the segment enters the box: at that corner, 23.75 of the
+        // segment's 84.75 units along each axis. (The segment runs along the diagonal
+        // x = y = z, through the corner and within 10^-12 of the corner `a` near the
+        // origin: (almost) in the triangle's plane.)
         let a = DVec3::new(
             -1.215361e-12f32 as f64,
             -1.2202369e-12f32 as f64,
@@ -334,17 +339,6 @@ mod tests {
             7.748604185489623e-304,
             7.748604185489348e-304,
         ) - s;
-        (s, d, [a, b, c])
-    }
-
-    #[test]
-    fn a_segment_along_an_edge_crosses_where_it_is_in_the_triangles_box() {
-        // Found by the `query` fuzz target. Rounding passes the edge tests and puts the
-        // plane crossing at t = 0.2787, the point (-61.13, -61.13, -61.13): 0.13 before
-        // the triangle's box, whose lowest corner is (-61, -61, -61). The crossing is
-        // moved to where the segment enters the box: at that corner, 23.75 of the
-        // segment's 84.75 units along each axis.
-        let (s, d, [a, b, c]) = along_the_diagonal();
         let hit = intersect_segment_triangle(s, d, a, b, c).expect("the edge tests pass");
         let entry = 23.75 / 84.75;
         assert!(hit.t <= entry && hit.t > entry - 1e-12, "t = {}", hit.t);
