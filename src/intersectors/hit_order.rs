@@ -205,6 +205,13 @@ pub(crate) fn world_tree_padding(world: &WorldBvh) -> (f64, f64) {
     box_padding(&world.bounds(), world.frame().offset())
 }
 
+/// The [`cull_padding`] of a drawable's (or any local) box: for its size and its
+/// centre's place. What every intersector's drawable test grows the box by.
+#[inline]
+pub(crate) fn box_cull_padding(bound: &BoundingBox) -> f64 {
+    cull_padding(bound.radius(), bound.center().abs().max_element())
+}
+
 /// A tiny outward padding for bound culling, so a primitive lying exactly on its
 /// drawable's box or node's sphere is never culled by rounding in the test.
 #[inline]

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use glam::{DMat3, DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{box_padding, cull_padding, padded_box};
+use super::hit_order::{box_cull_padding, box_padding, cull_padding, padded_box};
 use super::node_path_pool::NodePathPool;
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::segment_triangle::crossing_deviation;
@@ -267,7 +267,7 @@ impl LineSegmentIntersector {
         if bound.is_empty() {
             return false;
         }
-        let pad = cull_padding(bound.radius(), bound.center().abs().max_element());
+        let pad = box_cull_padding(bound);
         let box_magnitude = bound.min.abs().max(bound.max.abs()).max_element();
         crossing_deviation(local.start, box_magnitude) <= pad
     }
@@ -613,8 +613,7 @@ impl Intersector for LineSegmentIntersector {
         if bound.is_empty() {
             return false;
         }
-        let pad =
-            local.tolerance + cull_padding(bound.radius(), bound.center().abs().max_element());
+        let pad = local.tolerance + box_cull_padding(bound);
         segment_box_entry(local.start, local.direction, bound.min, bound.max, pad).is_some()
     }
 

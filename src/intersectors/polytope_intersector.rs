@@ -5,7 +5,8 @@ use smallvec::SmallVec;
 
 use super::clipping::{clip_segment, contains_point, plane_value, TriangleClipper};
 use super::hit_order::{
-    box_padding, cull_padding, padded_box, record_hits, sort_hits, HitKey, OrderedHit,
+    box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits, HitKey,
+    OrderedHit,
 };
 use super::node_path_pool::NodePathPool;
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
@@ -725,7 +726,7 @@ impl Intersector for PolytopeIntersector {
         if bound.is_empty() {
             return false;
         }
-        let pad = cull_padding(bound.radius(), bound.center().abs().max_element());
+        let pad = box_cull_padding(bound);
         box_outside_no_plane(&normalized_planes(&local.planes), bound.min, bound.max, pad)
     }
 

@@ -3,8 +3,8 @@
 use glam::{DMat4, DVec3, Vec3};
 
 use super::hit_order::{
-    box_padding, cull_padding, padded_box, record_hits, sort_hits, total_order_key, HitKey,
-    OrderedHit,
+    box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits,
+    total_order_key, HitKey, OrderedHit,
 };
 use super::line_segment::max_scale;
 use super::node_path_pool::NodePathPool;
@@ -499,7 +499,7 @@ impl Intersector for SphereIntersector {
         if bound.is_empty() {
             return false;
         }
-        let pad = cull_padding(bound.radius(), bound.center().abs().max_element());
+        let pad = box_cull_padding(bound);
         let nearest = local.center.clamp(bound.min, bound.max);
         let reach = local.radius + pad;
         nearest.distance_squared(local.center) <= reach * reach
