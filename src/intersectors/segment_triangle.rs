@@ -188,6 +188,14 @@ fn t_within_box(s: DVec3, d: DVec3, lo: DVec3, hi: DVec3, t: f64) -> Option<f64>
 mod tests {
     use super::*;
 
+    /// Uniform in `[0, 1)`: a 64-bit linear congruential step, top 53 bits.
+    fn uniform(seed: &mut u64) -> f64 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*seed >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     const A: DVec3 = DVec3::new(0.0, 0.0, 0.0);
     const B: DVec3 = DVec3::new(2.0, 0.0, 0.0);
     const C: DVec3 = DVec3::new(0.0, 2.0, 0.0);
@@ -353,25 +361,20 @@ mod tests {
         // move: a plane crossing beyond the box may be moved below the limit (checked
         // before, this fails).
         let mut seed = 11u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        let centred = |seed: &mut u64| uniform(seed) - 0.5;
+        let point = |scale: f64, seed: &mut u64| {
+            DVec3::new(centred(seed), centred(seed), centred(seed)) * scale
         };
         let (mut hits, mut moved) = (0, 0);
         for _ in 0..20_000 {
-            let point = |scale: f64, next: &mut dyn FnMut() -> f64| {
-                DVec3::new(next(), next(), next()) * scale
-            };
-            let [a, b, c] = [(); 3].map(|_| point(100.0, &mut next));
+            let [a, b, c] = [(); 3].map(|_| point(100.0, &mut seed));
             let normal = (b - a).cross(c - a).normalize();
             let in_plane = |p: DVec3| p - normal * normal.dot(p - a);
             // Through a point of the triangle's plane near it (in it, but for the
             // rounding of `in_plane` and a tilt below it).
-            let through = in_plane(point(100.0, &mut next));
-            let s = in_plane(through + point(800.0, &mut next));
-            let d = (through - s) * 2.0 + normal * (next() * 1e-12);
+            let through = in_plane(point(100.0, &mut seed));
+            let s = in_plane(through + point(800.0, &mut seed));
+            let d = (through - s) * 2.0 + normal * (centred(&mut seed) * 1e-12);
             let Some(hit) = intersect_segment_triangle(s, d, a, b, c) else {
                 continue;
             };
@@ -418,12 +421,7 @@ mod tests {
         ]
         .map(place);
         let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = || uniform(&mut seed);
         for angle in [1e-5f64, 1e-6] {
             for _ in 0..2_000 {
                 let along = 0.1 + 0.8 * next();
