@@ -18,7 +18,7 @@ use glam::{DMat4, DQuat, DVec3, Vec3};
 use proptest::prelude::*;
 use reference::{Hit, Query, CODE_PATHS};
 use scene_intersect::drawable::{PrimitiveMode, PrimitiveSet};
-use scene_intersect::graph::{NodeId, SceneGraph};
+use scene_intersect::graph::{DrawableId, NodeId, SceneGraph};
 use scene_intersect::intersectors::Polytope;
 use scene_intersect::visitor::IntersectionLimit;
 
@@ -139,6 +139,33 @@ fn scene_spec_of(
 /// more transform (whose id is then the root the queries start from). Returns the query
 /// root and the number of leading path nodes that `top` adds (0 or 1).
 fn build(spec: &SceneSpec, top: Option<DMat4>) -> (SceneGraph, NodeId, usize) {
+    let built = build_with_parts(spec, top);
+    (built.scene, built.root, built.extra)
+}
+
+/// A scene [`build`] made, with the ids of its parts (in the order of the spec's).
+struct Built {
+    scene: SceneGraph,
+    root: NodeId,
+    extra: usize,
+    group: NodeId,
+    transforms: Vec<NodeId>,
+    geodes: Vec<NodeId>,
+    drawables: Vec<DrawableId>,
+}
+
+impl Built {
+    /// Transform `k` of the spec, or the root group (as placements name them).
+    fn parent(&self, k: usize) -> NodeId {
+        match k % (self.transforms.len() + 1) {
+            0 => self.group,
+            k => self.transforms[k - 1],
+        }
+    }
+}
+
+/// [`build`], keeping the ids of the parts.
+fn build_with_parts(spec: &SceneSpec, top: Option<DMat4>) -> Built {
     let mut s = SceneGraph::new();
     let group = s.add_group("root");
     let (root, extra) = match top {
@@ -161,7 +188,7 @@ fn build(spec: &SceneSpec, top: Option<DMat4>) -> (SceneGraph, NodeId, usize) {
         s.add_child(parent, id).unwrap();
         transforms.push(id);
     }
-    let mut geodes = Vec::new();
+    let (mut geodes, mut drawables) = (Vec::new(), Vec::new());
     for (i, g) in spec.geometries.iter().enumerate() {
         let vertices: Vec<Vec3> = g
             .vertices
@@ -183,6 +210,7 @@ fn build(spec: &SceneSpec, top: Option<DMat4>) -> (SceneGraph, NodeId, usize) {
         let geode = s.add_geode(format!("geode{i}"));
         s.add_drawable_to_geode(geode, d).unwrap();
         geodes.push(geode);
+        drawables.push(d);
     }
     for &(g, t) in &spec.placements {
         let geode = geodes[g % geodes.len()];
@@ -193,7 +221,77 @@ fn build(spec: &SceneSpec, top: Option<DMat4>) -> (SceneGraph, NodeId, usize) {
         // A repeated placement is refused as a duplicate child; that is fine.
         let _ = s.add_child(parent, geode);
     }
-    (s, root, extra)
+    Built {
+        scene: s,
+        root,
+        extra,
+        group,
+        transforms,
+        geodes,
+        drawables,
+    }
+}
+
+/// One edit of a built scene, its parts named by their place in the spec (modulo their
+/// number).
+#[derive(Clone, Debug)]
+enum Edit {
+    /// A transform gets a new matrix.
+    Move(usize, TransformSpec),
+    /// A vertex of a geometry moves to another grid point.
+    Vertex(usize, usize, [i8; 3]),
+    /// Every vertex of a geometry moves by the same grid step.
+    Shift(usize, [i8; 3]),
+    /// A geode is placed under a transform (or the root group) too; refused when it is
+    /// already there.
+    Place(usize, usize),
+    /// A geode is taken from under a transform (or the root group); refused when it is
+    /// not there.
+    Unplace(usize, usize),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (0usize..8, transform_spec()).prop_map(|(k, t)| Edit::Move(k, t)),
+        (0usize..4, 0usize..16, prop::array::uniform3(-4i8..=4))
+            .prop_map(|(g, v, p)| Edit::Vertex(g, v, p)),
+        (0usize..4, prop::array::uniform3(-4i8..=4)).prop_map(|(g, p)| Edit::Shift(g, p)),
+        (0usize..4, 0usize..6).prop_map(|(g, t)| Edit::Place(g, t)),
+        (0usize..4, 0usize..6).prop_map(|(g, t)| Edit::Unplace(g, t)),
+    ]
+}
+
+impl Built {
+    fn apply(&mut self, edit: &Edit) {
+        match edit {
+            Edit::Move(k, t) => {
+                let id = self.transforms[k % self.transforms.len()];
+                let m = DMat4::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
+                self.scene.set_matrix(id, m).unwrap();
+            }
+            Edit::Vertex(g, v, p) => {
+                let d = self.drawables[g % self.drawables.len()];
+                let vertices = self.scene.geometry_mut(d).unwrap().vertices_mut();
+                let n = vertices.len();
+                vertices[v % n] = Vec3::new(f32::from(p[0]), f32::from(p[1]), f32::from(p[2]));
+            }
+            Edit::Shift(g, p) => {
+                let d = self.drawables[g % self.drawables.len()];
+                let step = Vec3::new(f32::from(p[0]), f32::from(p[1]), f32::from(p[2]));
+                for v in self.scene.geometry_mut(d).unwrap().vertices_mut() {
+                    *v += step;
+                }
+            }
+            Edit::Place(g, t) => {
+                let (geode, parent) = (self.geodes[g % self.geodes.len()], self.parent(*t));
+                let _ = self.scene.add_child(parent, geode);
+            }
+            Edit::Unplace(g, t) => {
+                let (geode, parent) = (self.geodes[g % self.geodes.len()], self.parent(*t));
+                let _ = self.scene.remove_child(parent, geode);
+            }
+        }
+    }
 }
 
 fn point() -> impl Strategy<Value = DVec3> {
@@ -384,6 +482,40 @@ proptest! {
                     }
                     reference::Verdict::Unsure => {}
                 }
+            }
+        }
+    }
+}
+
+proptest! {
+    // Cheap cases (small scenes), and a stale part shows only when a query meets it:
+    // more of them than the other properties run.
+    #![proptest_config(ProptestConfig { cases: 384, ..config() })]
+
+    /// Edits after the first queries (which build every bound and acceleration
+    /// structure: scene index, world tree, primitive trees) leave nothing stale: after
+    /// each edit every code path answers exactly as the plain traversal does, and that
+    /// answer agrees with the reference computed from the edited scene.
+    #[test]
+    fn edits_leave_no_code_path_stale(
+        spec in scene_spec(),
+        q in query(),
+        edits in prop::collection::vec(edit(), 1..5),
+    ) {
+        let mut built = build_with_parts(&spec, None);
+        for (_, run) in CODE_PATHS {
+            run(&built.scene, built.root, &q, IntersectionLimit::None).unwrap();
+        }
+        for edit in &edits {
+            built.apply(edit);
+            let (scene, root) = (&built.scene, built.root);
+            let plain = reference::run_query(scene, root, &q, IntersectionLimit::None).unwrap();
+            check_against_reference(scene, root, &q, &plain, "plain visitor")?;
+            for (name, run) in CODE_PATHS {
+                let hits = run(scene, root, &q, IntersectionLimit::None).unwrap();
+                prop_assert_eq!(&hits, &plain, "{} after {:?}", name, edit);
+                let nearest = run(scene, root, &q, IntersectionLimit::Nearest).unwrap();
+                prop_assert_eq!(nearest.first(), plain.first(), "{} after {:?}", name, edit);
             }
         }
     }
