@@ -1,0 +1,314 @@
+//! Random edits between random queries: bounds and acceleration structures must never be
+//! stale. A scene is built and queried (so that its bounds, scene index, world tree and
+//! primitive trees exist), then edited step by step: a transform moved, a node mask
+//! changed, vertices moved, a child linked or unlinked. After each step every query is
+//! answered again, plain and accelerated, under the step's traversal mask, and the two
+//! must agree exactly; while the scene stays "tame" (grid vertices, simple transforms,
+//! default masks) the plain answer must also agree with the brute-force reference of
+//! `tests/support/reference.rs`, computed from the edited scene from scratch.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use glam::Vec3;
+use libfuzzer_sys::fuzz_target;
+use scene_intersect::graph::{NodeId, NodeKind, SceneGraph};
+use scene_intersect::intersectors::{
+    LineSegmentIntersector, Polytope, PolytopeIntersector, SphereIntersector,
+};
+use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, Intersector};
+
+#[path = "../../tests/support/reference.rs"]
+mod reference;
+mod scene_spec;
+
+use reference::Query;
+use scene_spec::{
+    build_query, build_scene, xform, BuiltScene, GeometrySpec, NodeSpec, QuerySpec, VertexSpec,
+    Xform,
+};
+
+/// One edit; nodes and geometries are named by their place in the built scene (taken
+/// modulo the number there).
+#[derive(Arbitrary, Debug)]
+enum EditSpec {
+    /// Set a node's matrix (refused unless it is a transform and the matrix is affine).
+    Move { node: u8, xform: Xform },
+    /// Set a node's mask (bits 0 to 7).
+    Mask { node: u8, mask: u8 },
+    /// Move one vertex of a geometry.
+    Vertex {
+        geometry: u8,
+        vertex: u8,
+        to: VertexSpec,
+    },
+    /// Put a node under another (refused for cycles, duplicates and non-groups).
+    Link { parent: u8, child: u8 },
+    /// Take a node from under its parent (refused when it is not a child there).
+    Unlink { parent: u8, child: u8 },
+    /// Put a geometry in a geode (refused unless a geode, or when already there).
+    AddDrawable { geode: u8, geometry: u8 },
+    /// Drop one primitive set of a geometry.
+    DropSet { geometry: u8, set: u8 },
+    /// Remove a node from the graph (never the root); later edits naming it are refused.
+    Remove { node: u8 },
+}
+
+#[derive(Arbitrary, Debug)]
+struct Step {
+    edit: EditSpec,
+    /// The visitor's traversal mask for this step's queries (bits 0 to 7, and the rest
+    /// set when the top bit is).
+    traversal_mask: u8,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    nodes: Vec<NodeSpec>,
+    geometries: Vec<GeometrySpec>,
+    queries: Vec<QuerySpec>,
+    steps: Vec<Step>,
+}
+
+/// Every hit of `query` under `limit` and `traversal_mask`, as `Debug` text (so that a
+/// NaN or a −0 must match too).
+fn answer(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+    traversal_mask: u32,
+    accelerated: bool,
+) -> String {
+    fn run<I: Intersector>(
+        scene: &SceneGraph,
+        root: NodeId,
+        visitor: &mut IntersectionVisitor,
+        mut intersector: I,
+        hits: impl Fn(&I) -> String,
+    ) -> String {
+        visitor
+            .apply(scene, root, &mut intersector)
+            .expect("a valid query on a valid root");
+        hits(&intersector)
+    }
+    let mut visitor = IntersectionVisitor::new();
+    visitor.set_use_acceleration(accelerated);
+    visitor.set_traversal_mask(traversal_mask);
+    match query {
+        Query::Segment(a, b) => {
+            let i = LineSegmentIntersector::new(*a, *b)
+                .expect("a valid segment")
+                .with_limit(limit);
+            run(scene, root, &mut visitor, i, |i| {
+                format!("{:?}", i.intersections())
+            })
+        }
+        Query::Polytope(planes) => {
+            let polytope = Polytope::new(planes.iter().copied()).expect("a valid polytope");
+            let i = PolytopeIntersector::new(polytope).with_limit(limit);
+            run(scene, root, &mut visitor, i, |i| {
+                format!("{:?}", i.intersections())
+            })
+        }
+        Query::Sphere(c, r) => {
+            let i = SphereIntersector::new(*c, *r)
+                .expect("a valid sphere")
+                .with_limit(limit);
+            run(scene, root, &mut visitor, i, |i| {
+                format!("{:?}", i.intersections())
+            })
+        }
+    }
+}
+
+/// Applies `edit`; returns whether the scene stays within what the reference models
+/// with its tolerance (grid vertices, simple transforms, default masks).
+fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
+    let pick = |list: &[NodeId], k: u8| list[k as usize % list.len()];
+    let scene = &mut built.scene;
+    match edit {
+        EditSpec::Move { node, xform: x } => {
+            let id = pick(&built.nodes, *node);
+            let (m, tame) = xform(x);
+            let is_transform = matches!(
+                scene.node(id).map(|n| n.kind()),
+                Some(NodeKind::Transform(_))
+            );
+            match scene.set_matrix(id, m) {
+                Ok(()) => {
+                    assert!(
+                        is_transform,
+                        "a matrix was set on a node that is no transform"
+                    );
+                    tame
+                }
+                // Not a transform (or removed), or not finite (`xform` makes every finite
+                // matrix affine).
+                Err(_) => {
+                    assert!(
+                        !is_transform || !m.is_finite(),
+                        "a finite affine matrix was refused"
+                    );
+                    true
+                }
+            }
+        }
+        EditSpec::Mask { node, mask } => {
+            let id = pick(&built.nodes, *node);
+            // Refused only for a removed node.
+            if scene.set_node_mask(id, u32::from(*mask)).is_err() {
+                assert!(
+                    scene.node(id).is_none(),
+                    "a mask refused on a node of the scene"
+                );
+                return true;
+            }
+            // The reference visits every node, as the default traversal mask does any
+            // node whose mask is not zero.
+            *mask != 0
+        }
+        EditSpec::Vertex {
+            geometry,
+            vertex,
+            to,
+        } => {
+            if built.drawables.is_empty() {
+                return true;
+            }
+            let d = built.drawables[*geometry as usize % built.drawables.len()];
+            let vertices = scene
+                .geometry_mut(d)
+                .expect("a geometry of the scene")
+                .vertices_mut();
+            if vertices.is_empty() {
+                return true;
+            }
+            let n = vertices.len();
+            let (v, tame) = match to {
+                VertexSpec::Grid(g) => (
+                    Vec3::new(f32::from(g[0]), f32::from(g[1]), f32::from(g[2])),
+                    true,
+                ),
+                VertexSpec::Raw(r) => (Vec3::from_array(*r), false),
+            };
+            vertices[*vertex as usize % n] = v;
+            tame
+        }
+        EditSpec::Link { parent, child } => {
+            let (p, c) = (pick(&built.nodes, *parent), pick(&built.nodes, *child));
+            // Refused for cycles, duplicates and geodes; either way nothing must break.
+            let _ = scene.add_child(p, c);
+            true
+        }
+        EditSpec::Unlink { parent, child } => {
+            let (p, c) = (pick(&built.nodes, *parent), pick(&built.nodes, *child));
+            let _ = scene.remove_child(p, c);
+            true
+        }
+        EditSpec::AddDrawable { geode, geometry } => {
+            if let Some(&d) = built
+                .drawables
+                .get(*geometry as usize % built.drawables.len().max(1))
+            {
+                let _ = scene.add_drawable_to_geode(pick(&built.nodes, *geode), d);
+            }
+            true
+        }
+        EditSpec::DropSet { geometry, set } => {
+            if let Some(&d) = built
+                .drawables
+                .get(*geometry as usize % built.drawables.len().max(1))
+            {
+                let g = scene.geometry_mut(d).expect("a geometry of the scene");
+                let n = g.primitive_sets().len();
+                if n > 0 {
+                    assert!(g.remove_primitive_set(*set as usize % n).is_some());
+                }
+            }
+            true
+        }
+        EditSpec::Remove { node } => {
+            let id = pick(&built.nodes, *node);
+            if id != built.root {
+                let _ = scene.remove_node(id);
+            }
+            true
+        }
+    }
+}
+
+fuzz_target!(|input: Input| {
+    let mut built = build_scene(&input.nodes, &input.geometries);
+    let mut tame = built.tame;
+    let queries: Vec<(Query, bool)> = input
+        .queries
+        .iter()
+        .take(3)
+        .filter_map(|spec| match build_query(spec) {
+            (Some(q), tame_query) => Some((q, tame_query)),
+            (None, _) => None,
+        })
+        .collect();
+    if queries.is_empty() {
+        return;
+    }
+    // Build every cache the edits must then keep fresh.
+    for (query, _) in &queries {
+        let _ = answer(
+            &built.scene,
+            built.root,
+            query,
+            IntersectionLimit::None,
+            !0,
+            true,
+        );
+    }
+    for step in input.steps.iter().take(6) {
+        tame &= apply_edit(&mut built, &step.edit);
+        let high = if step.traversal_mask & 0x80 != 0 {
+            !0xff
+        } else {
+            0
+        };
+        let traversal_mask = u32::from(step.traversal_mask) | high;
+        for (query, tame_query) in &queries {
+            for limit in [
+                IntersectionLimit::None,
+                IntersectionLimit::Nearest,
+                IntersectionLimit::OnePerDrawable,
+            ] {
+                let plain = answer(
+                    &built.scene,
+                    built.root,
+                    query,
+                    limit,
+                    traversal_mask,
+                    false,
+                );
+                let accelerated =
+                    answer(&built.scene, built.root, query, limit, traversal_mask, true);
+                assert_eq!(
+                    accelerated, plain,
+                    "accelerated and plain answers differ after {:?} ({limit:?})",
+                    step.edit
+                );
+            }
+            if tame && *tame_query {
+                // The plain traversal with every mask bit, against the reference
+                // computed from the edited scene from scratch.
+                let all =
+                    reference::run_query(&built.scene, built.root, query, IntersectionLimit::None)
+                        .expect("a valid query on a valid root");
+                let margin = match query {
+                    Query::Segment(..) => 1e-7,
+                    _ => 1e-6,
+                };
+                if let Err(e) =
+                    reference::check(&built.scene, built.root, query, &all, margin, f64::INFINITY)
+                {
+                    panic!("disagreement with the reference after {:?}: {e}", step.edit);
+                }
+            }
+        }
+    }
+});
