@@ -1,21 +1,26 @@
 //! Random edits between random queries: bounds and acceleration structures must never be
-//! stale. A scene is built and queried (so that its bounds, scene index, world tree and
-//! primitive trees exist), then edited step by step: a transform moved, a node mask
-//! changed, vertices moved, a child linked or unlinked. After each step every query is
-//! answered again, plain and accelerated, under the step's traversal mask, and the two
-//! must agree exactly; while the scene stays "tame" (grid vertices, simple transforms,
-//! default masks) the plain answer must also agree with the brute-force reference of
-//! `tests/support/reference.rs`, computed from the edited scene from scratch.
+//! stale. A scene is built (the query target's scenes, plus Switch and LOD nodes over
+//! their nodes) and queried, so that its bounds, scene index, world tree and primitive
+//! trees exist; then it is edited step by step: a transform moved, a node mask changed,
+//! a vertex moved, a child linked or unlinked, a drawable added to a geode, a primitive
+//! set dropped, a node removed, a Switch child toggled. After each step every query is
+//! answered again, plain and accelerated, alone and together in an [`IntersectorGroup`],
+//! under the step's traversal mask and LOD selection (the most detailed child, or an eye
+//! point), and all must agree exactly; while the scene stays "tame" (grid vertices,
+//! simple transforms, no node mask of zero, no Switch or LOD) the plain answer must also
+//! agree with the brute-force reference of `tests/support/reference.rs`, computed from
+//! the edited scene from scratch.
 #![no_main]
 
 use arbitrary::Arbitrary;
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use libfuzzer_sys::fuzz_target;
-use scene_intersect::graph::{NodeId, NodeKind, SceneGraph};
+use scene_intersect::graph::{NodeId, NodeKind};
 use scene_intersect::intersectors::{
-    LineSegmentIntersector, Polytope, PolytopeIntersector, SphereIntersector,
+    AnyIntersector, IntersectorGroup, LineSegmentIntersector, Polytope, PolytopeIntersector,
+    SphereIntersector,
 };
-use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, Intersector};
+use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, Intersector, LodSelection};
 
 #[path = "../../tests/support/reference.rs"]
 mod reference;
@@ -51,6 +56,26 @@ enum EditSpec {
     DropSet { geometry: u8, set: u8 },
     /// Remove a node from the graph (never the root); later edits naming it are refused.
     Remove { node: u8 },
+    /// Turn a Switch's child on or off (refused unless a Switch with that child).
+    Toggle { switch: u8, child: u8, on: bool },
+}
+
+/// A Switch or LOD node added to the built scene: under `parent`, over existing nodes
+/// (each link may be refused: cycles, geodes as parents, duplicates).
+#[derive(Arbitrary, Debug)]
+enum LevelSpec {
+    /// Children with their enabled flags.
+    Switch {
+        parent: u8,
+        children: Vec<(u8, bool)>,
+    },
+    /// Children with their `[min, max)` eye-distance ranges (in units of 1/2, a max of
+    /// 255 meaning unbounded), around a grid centre or the node's bound's centre.
+    Lod {
+        parent: u8,
+        center: Option<[i8; 3]>,
+        children: Vec<(u8, u8, u8)>,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -59,66 +84,62 @@ struct Step {
     /// The visitor's traversal mask for this step's queries (bits 0 to 7, and the rest
     /// set when the top bit is).
     traversal_mask: u8,
+    /// The LOD children the visitor enters: the most detailed, or those in range of an
+    /// eye at this grid point.
+    eye: Option<[i8; 3]>,
 }
 
 #[derive(Arbitrary, Debug)]
 struct Input {
     nodes: Vec<NodeSpec>,
     geometries: Vec<GeometrySpec>,
+    levels: Vec<LevelSpec>,
     queries: Vec<QuerySpec>,
     steps: Vec<Step>,
 }
 
-/// Every hit of `query` under `limit` and `traversal_mask`, as `Debug` text (so that a
-/// NaN or a −0 must match too).
-fn answer(
-    scene: &SceneGraph,
-    root: NodeId,
-    query: &Query,
-    limit: IntersectionLimit,
-    traversal_mask: u32,
-    accelerated: bool,
-) -> String {
-    fn run<I: Intersector>(
-        scene: &SceneGraph,
-        root: NodeId,
-        visitor: &mut IntersectionVisitor,
-        mut intersector: I,
-        hits: impl Fn(&I) -> String,
-    ) -> String {
-        visitor
-            .apply(scene, root, &mut intersector)
-            .expect("a valid query on a valid root");
-        hits(&intersector)
+/// `query` as an intersector under `limit`.
+fn intersector(query: &Query, limit: IntersectionLimit) -> AnyIntersector {
+    match query {
+        Query::Segment(a, b) => LineSegmentIntersector::new(*a, *b)
+            .expect("a valid segment")
+            .with_limit(limit)
+            .into(),
+        Query::Polytope(planes) => {
+            let polytope = Polytope::new(planes.iter().copied()).expect("a valid polytope");
+            PolytopeIntersector::new(polytope).with_limit(limit).into()
+        }
+        Query::Sphere(c, r) => SphereIntersector::new(*c, *r)
+            .expect("a valid sphere")
+            .with_limit(limit)
+            .into(),
     }
+}
+
+/// A member's hits as `Debug` text (so that a NaN or a −0 must match too).
+fn hits(member: &AnyIntersector) -> String {
+    match member {
+        AnyIntersector::LineSegment(i) => format!("{:?}", i.intersections()),
+        AnyIntersector::Polytope(i) => format!("{:?}", i.intersections()),
+        AnyIntersector::Sphere(i) => format!("{:?}", i.intersections()),
+    }
+}
+
+/// Answers `intersector` under a traversal mask and LOD selection, plain or accelerated.
+fn answer<I: Intersector>(
+    built: &BuiltScene,
+    mut intersector: I,
+    (traversal_mask, lod_selection): (u32, LodSelection),
+    accelerated: bool,
+) -> I {
     let mut visitor = IntersectionVisitor::new();
     visitor.set_use_acceleration(accelerated);
     visitor.set_traversal_mask(traversal_mask);
-    match query {
-        Query::Segment(a, b) => {
-            let i = LineSegmentIntersector::new(*a, *b)
-                .expect("a valid segment")
-                .with_limit(limit);
-            run(scene, root, &mut visitor, i, |i| {
-                format!("{:?}", i.intersections())
-            })
-        }
-        Query::Polytope(planes) => {
-            let polytope = Polytope::new(planes.iter().copied()).expect("a valid polytope");
-            let i = PolytopeIntersector::new(polytope).with_limit(limit);
-            run(scene, root, &mut visitor, i, |i| {
-                format!("{:?}", i.intersections())
-            })
-        }
-        Query::Sphere(c, r) => {
-            let i = SphereIntersector::new(*c, *r)
-                .expect("a valid sphere")
-                .with_limit(limit);
-            run(scene, root, &mut visitor, i, |i| {
-                format!("{:?}", i.intersections())
-            })
-        }
-    }
+    visitor.set_lod_selection(lod_selection);
+    visitor
+        .apply(&built.scene, built.root, &mut intersector)
+        .expect("a valid query on a valid root");
+    intersector
 }
 
 /// Applies `edit`; returns whether the scene stays within what the reference models
@@ -227,6 +248,10 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
             }
             true
         }
+        EditSpec::Toggle { switch, child, on } => {
+            let _ = scene.set_switch_child(pick(&built.nodes, *switch), *child as usize % 4, *on);
+            true
+        }
         EditSpec::Remove { node } => {
             let id = pick(&built.nodes, *node);
             if id != built.root {
@@ -237,9 +262,61 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
     }
 }
 
+/// Adds the Switch and LOD nodes of `levels` (at most 3) to the scene; returns whether
+/// it has none (the reference knows neither).
+fn add_levels(built: &mut BuiltScene, levels: &[LevelSpec]) -> bool {
+    let pick = |list: &[NodeId], k: u8| list[k as usize % list.len()];
+    for level in levels.iter().take(3) {
+        let scene = &mut built.scene;
+        let id = match level {
+            LevelSpec::Switch { parent, children } => {
+                let id = scene.add_switch("switch");
+                for &(child, on) in children.iter().take(4) {
+                    let c = pick(&built.nodes, child);
+                    if scene.add_child(id, c).is_ok() {
+                        let n = scene.node(id).map_or(0, |n| n.children().len());
+                        scene
+                            .set_switch_child(id, n - 1, on)
+                            .expect("the child just added");
+                    }
+                }
+                let _ = scene.add_child(pick(&built.nodes, *parent), id);
+                id
+            }
+            LevelSpec::Lod {
+                parent,
+                center,
+                children,
+            } => {
+                let center =
+                    center.map(|g| DVec3::new(f64::from(g[0]), f64::from(g[1]), f64::from(g[2])));
+                let id = scene.add_lod("lod", center).expect("a finite centre");
+                for &(child, min, max) in children.iter().take(4) {
+                    let min = f64::from(min) * 0.5;
+                    let max = if max == u8::MAX {
+                        f64::INFINITY
+                    } else {
+                        f64::from(max) * 0.5
+                    };
+                    let c = pick(&built.nodes, child);
+                    let result = scene.add_lod_child(id, c, min, max);
+                    if min > max {
+                        assert!(result.is_err(), "an empty range was accepted");
+                    }
+                }
+                let _ = scene.add_child(pick(&built.nodes, *parent), id);
+                id
+            }
+        };
+        built.nodes.push(id);
+    }
+    levels.is_empty()
+}
+
 fuzz_target!(|input: Input| {
     let mut built = build_scene(&input.nodes, &input.geometries);
     let mut tame = built.tame;
+    tame &= add_levels(&mut built, &input.levels);
     let queries: Vec<(Query, bool)> = input
         .queries
         .iter()
@@ -254,12 +331,10 @@ fuzz_target!(|input: Input| {
     }
     // Build every cache the edits must then keep fresh.
     for (query, _) in &queries {
-        let _ = answer(
-            &built.scene,
-            built.root,
-            query,
-            IntersectionLimit::None,
-            !0,
+        answer(
+            &built,
+            intersector(query, IntersectionLimit::None),
+            (!0, LodSelection::HighestDetail),
             true,
         );
     }
@@ -271,28 +346,48 @@ fuzz_target!(|input: Input| {
             0
         };
         let traversal_mask = u32::from(step.traversal_mask) | high;
-        for (query, tame_query) in &queries {
-            for limit in [
-                IntersectionLimit::None,
-                IntersectionLimit::Nearest,
-                IntersectionLimit::OnePerDrawable,
-            ] {
-                let plain = answer(
-                    &built.scene,
-                    built.root,
-                    query,
-                    limit,
-                    traversal_mask,
-                    false,
-                );
-                let accelerated =
-                    answer(&built.scene, built.root, query, limit, traversal_mask, true);
+        let lod_selection = step.eye.map_or(LodSelection::HighestDetail, |g| {
+            LodSelection::EyePoint(DVec3::new(
+                f64::from(g[0]),
+                f64::from(g[1]),
+                f64::from(g[2]),
+            ))
+        });
+        let visiting = (traversal_mask, lod_selection);
+        for limit in [
+            IntersectionLimit::None,
+            IntersectionLimit::Nearest,
+            IntersectionLimit::OnePerDrawable,
+        ] {
+            let mut group = IntersectorGroup::new();
+            let mut plain_answers = Vec::new();
+            for (query, _) in &queries {
+                let single = intersector(query, limit);
+                group.push(single.clone());
+                let plain = hits(&answer(&built, single.clone(), visiting, false));
+                let accelerated = hits(&answer(&built, single, visiting, true));
                 assert_eq!(
                     accelerated, plain,
                     "accelerated and plain answers differ after {:?} ({limit:?})",
                     step.edit
                 );
+                plain_answers.push(plain);
             }
+            // The same queries as one group, in one traversal.
+            for accelerated in [false, true] {
+                let group = answer(&built, group.clone(), visiting, accelerated);
+                for (member, alone) in group.members().iter().zip(&plain_answers) {
+                    assert_eq!(
+                        &hits(member),
+                        alone,
+                        "a group member (accelerated: {accelerated}) answers otherwise than \
+                         alone after {:?} ({limit:?})",
+                        step.edit
+                    );
+                }
+            }
+        }
+        for (query, tame_query) in &queries {
             if tame && *tame_query {
                 // The plain traversal with every mask bit, against the reference
                 // computed from the edited scene from scratch.
