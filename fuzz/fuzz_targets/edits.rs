@@ -1,26 +1,29 @@
 //! Random edits between random queries: bounds and acceleration structures must never be
 //! stale. A scene is built (the query target's scenes, plus Switch and LOD nodes over
 //! their nodes) and queried, so that its bounds, scene index, world tree and primitive
-//! trees exist; then it is edited step by step: a transform moved, a node mask changed,
-//! a vertex moved, a child linked or unlinked, a drawable added to a geode, a primitive
-//! set dropped, a node removed, a Switch child toggled. After each step every query is
-//! answered again, plain and accelerated, alone and together in an [`IntersectorGroup`],
-//! under the step's traversal mask and LOD selection (the most detailed child, or an eye
-//! point), and all must agree exactly; while the scene stays "tame" (grid vertices,
-//! simple transforms, no node mask of zero, no Switch or LOD) the plain answer must also
-//! agree with the brute-force reference of `tests/support/reference.rs`, computed from
-//! the edited scene from scratch.
+//! trees exist; then it is edited step by step: a transform moved or made absolute, a
+//! node mask changed, a vertex moved, a child linked or unlinked, a drawable added to a
+//! geode, a primitive set dropped, a node removed, a Switch child toggled. After each
+//! step every query is answered again, plain and accelerated, alone and together in an
+//! [`IntersectorGroup`], under the step's traversal and override masks, LOD selection
+//! (the most detailed child, or an eye point) and frame (MODEL, or VIEW under a view
+//! matrix), and all must agree exactly; while the scene stays "tame" (grid vertices,
+//! simple relative transforms, no node mask of zero, no Switch or LOD) the plain answer
+//! in MODEL coordinates must also agree with the brute-force reference of
+//! `tests/support/reference.rs`, computed from the edited scene from scratch.
 #![no_main]
 
 use arbitrary::Arbitrary;
-use glam::{DVec3, Vec3};
+use glam::{DMat4, DVec3, Vec3};
 use libfuzzer_sys::fuzz_target;
-use scene_intersect::graph::{NodeId, NodeKind};
+use scene_intersect::graph::{NodeId, NodeKind, ReferenceFrame};
 use scene_intersect::intersectors::{
     AnyIntersector, IntersectorGroup, LineSegmentIntersector, Polytope, PolytopeIntersector,
     SphereIntersector,
 };
-use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, Intersector, LodSelection};
+use scene_intersect::visitor::{
+    CoordinateFrame, IntersectionLimit, IntersectionVisitor, Intersector, LodSelection,
+};
 
 #[path = "../../tests/support/reference.rs"]
 mod reference;
@@ -58,6 +61,8 @@ enum EditSpec {
     Remove { node: u8 },
     /// Turn a Switch's child on or off (refused unless a Switch with that child).
     Toggle { switch: u8, child: u8, on: bool },
+    /// Make a transform absolute (its matrix is the world matrix) or relative again.
+    Frame { node: u8, absolute: bool },
 }
 
 /// A Switch or LOD node added to the built scene: under `parent`, over existing nodes
@@ -87,6 +92,10 @@ struct Step {
     /// The LOD children the visitor enters: the most detailed, or those in range of an
     /// eye at this grid point.
     eye: Option<[i8; 3]>,
+    /// The visitor's override mask (bits 0 to 7).
+    override_mask: u8,
+    /// When set, the queries are given in VIEW coordinates, under this view matrix.
+    view: Option<Xform>,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -98,18 +107,49 @@ struct Input {
     steps: Vec<Step>,
 }
 
-/// `query` as an intersector under `limit`.
-fn intersector(query: &Query, limit: IntersectionLimit) -> AnyIntersector {
+/// How a step's queries are given and its visitor set up.
+#[derive(Clone, Copy)]
+struct Visiting {
+    traversal_mask: u32,
+    override_mask: u32,
+    lod_selection: LodSelection,
+    /// Queries in VIEW coordinates under this view matrix; in MODEL ones without.
+    view: Option<DMat4>,
+}
+
+impl Visiting {
+    /// MODEL queries, every node mask, the most detailed LOD child.
+    const DEFAULT: Visiting = Visiting {
+        traversal_mask: !0,
+        override_mask: 0,
+        lod_selection: LodSelection::HighestDetail,
+        view: None,
+    };
+
+    fn frame(&self) -> CoordinateFrame {
+        if self.view.is_some() {
+            CoordinateFrame::View
+        } else {
+            CoordinateFrame::Model
+        }
+    }
+}
+
+/// `query` as an intersector under `limit`, in the frame `visiting` gives.
+fn intersector(query: &Query, limit: IntersectionLimit, visiting: Visiting) -> AnyIntersector {
+    let frame = visiting.frame();
     match query {
-        Query::Segment(a, b) => LineSegmentIntersector::new(*a, *b)
+        Query::Segment(a, b) => LineSegmentIntersector::with_frame(frame, *a, *b)
             .expect("a valid segment")
             .with_limit(limit)
             .into(),
         Query::Polytope(planes) => {
             let polytope = Polytope::new(planes.iter().copied()).expect("a valid polytope");
-            PolytopeIntersector::new(polytope).with_limit(limit).into()
+            PolytopeIntersector::with_frame(frame, polytope)
+                .with_limit(limit)
+                .into()
         }
-        Query::Sphere(c, r) => SphereIntersector::new(*c, *r)
+        Query::Sphere(c, r) => SphereIntersector::with_frame(frame, *c, *r)
             .expect("a valid sphere")
             .with_limit(limit)
             .into(),
@@ -125,21 +165,33 @@ fn hits(member: &AnyIntersector) -> String {
     }
 }
 
-/// Answers `intersector` under a traversal mask and LOD selection, plain or accelerated.
+/// Answers `intersector` as `visiting` says, plain or accelerated; the error, as text,
+/// when the visitor refuses it (a view matrix it cannot invert).
 fn answer<I: Intersector>(
     built: &BuiltScene,
     mut intersector: I,
-    (traversal_mask, lod_selection): (u32, LodSelection),
+    visiting: Visiting,
     accelerated: bool,
-) -> I {
+) -> Result<I, String> {
     let mut visitor = IntersectionVisitor::new();
-    visitor.set_use_acceleration(accelerated);
-    visitor.set_traversal_mask(traversal_mask);
-    visitor.set_lod_selection(lod_selection);
     visitor
-        .apply(&built.scene, built.root, &mut intersector)
-        .expect("a valid query on a valid root");
-    intersector
+        .set_use_acceleration(accelerated)
+        .set_traversal_mask(visiting.traversal_mask)
+        .set_override_mask(visiting.override_mask)
+        .set_lod_selection(visiting.lod_selection);
+    if let Some(view) = visiting.view {
+        visitor.set_view_matrix(view);
+    }
+    match visitor.apply(&built.scene, built.root, &mut intersector) {
+        Ok(()) => Ok(intersector),
+        Err(e) => {
+            assert!(
+                visiting.view.is_some(),
+                "a valid MODEL query on a valid root was refused: {e}"
+            );
+            Err(e.to_string())
+        }
+    }
 }
 
 /// Applies `edit`; returns whether the scene stays within what the reference models
@@ -252,6 +304,21 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
             let _ = scene.set_switch_child(pick(&built.nodes, *switch), *child as usize % 4, *on);
             true
         }
+        EditSpec::Frame { node, absolute } => {
+            let frame = if *absolute {
+                ReferenceFrame::Absolute
+            } else {
+                ReferenceFrame::Relative
+            };
+            let id = pick(&built.nodes, *node);
+            let is_transform = matches!(
+                scene.node(id).map(|n| n.kind()),
+                Some(NodeKind::Transform(_))
+            );
+            assert_eq!(scene.set_reference_frame(id, frame).is_ok(), is_transform);
+            // The reference knows relative transforms only.
+            !(is_transform && *absolute)
+        }
         EditSpec::Remove { node } => {
             let id = pick(&built.nodes, *node);
             if id != built.root {
@@ -331,12 +398,8 @@ fuzz_target!(|input: Input| {
     }
     // Build every cache the edits must then keep fresh.
     for (query, _) in &queries {
-        answer(
-            &built,
-            intersector(query, IntersectionLimit::None),
-            (!0, LodSelection::HighestDetail),
-            true,
-        );
+        let single = intersector(query, IntersectionLimit::None, Visiting::DEFAULT);
+        answer(&built, single, Visiting::DEFAULT, true).expect("a MODEL query");
     }
     for step in input.steps.iter().take(6) {
         tame &= apply_edit(&mut built, &step.edit);
@@ -345,15 +408,18 @@ fuzz_target!(|input: Input| {
         } else {
             0
         };
-        let traversal_mask = u32::from(step.traversal_mask) | high;
-        let lod_selection = step.eye.map_or(LodSelection::HighestDetail, |g| {
-            LodSelection::EyePoint(DVec3::new(
-                f64::from(g[0]),
-                f64::from(g[1]),
-                f64::from(g[2]),
-            ))
-        });
-        let visiting = (traversal_mask, lod_selection);
+        let visiting = Visiting {
+            traversal_mask: u32::from(step.traversal_mask) | high,
+            override_mask: u32::from(step.override_mask),
+            lod_selection: step.eye.map_or(LodSelection::HighestDetail, |g| {
+                LodSelection::EyePoint(DVec3::new(
+                    f64::from(g[0]),
+                    f64::from(g[1]),
+                    f64::from(g[2]),
+                ))
+            }),
+            view: step.view.as_ref().map(|x| xform(x).0),
+        };
         for limit in [
             IntersectionLimit::None,
             IntersectionLimit::Nearest,
@@ -362,10 +428,10 @@ fuzz_target!(|input: Input| {
             let mut group = IntersectorGroup::new();
             let mut plain_answers = Vec::new();
             for (query, _) in &queries {
-                let single = intersector(query, limit);
+                let single = intersector(query, limit, visiting);
                 group.push(single.clone());
-                let plain = hits(&answer(&built, single.clone(), visiting, false));
-                let accelerated = hits(&answer(&built, single, visiting, true));
+                let plain = answer(&built, single.clone(), visiting, false).map(|i| hits(&i));
+                let accelerated = answer(&built, single, visiting, true).map(|i| hits(&i));
                 assert_eq!(
                     accelerated, plain,
                     "accelerated and plain answers differ after {:?} ({limit:?})",
@@ -375,15 +441,23 @@ fuzz_target!(|input: Input| {
             }
             // The same queries as one group, in one traversal.
             for accelerated in [false, true] {
-                let group = answer(&built, group.clone(), visiting, accelerated);
-                for (member, alone) in group.members().iter().zip(&plain_answers) {
-                    assert_eq!(
-                        &hits(member),
-                        alone,
-                        "a group member (accelerated: {accelerated}) answers otherwise than \
-                         alone after {:?} ({limit:?})",
-                        step.edit
-                    );
+                match answer(&built, group.clone(), visiting, accelerated) {
+                    Ok(group) => {
+                        for (member, alone) in group.members().iter().zip(&plain_answers) {
+                            assert_eq!(
+                                Ok(hits(member)),
+                                *alone,
+                                "a group member (accelerated: {accelerated}) answers otherwise \
+                                 than alone after {:?} ({limit:?})",
+                                step.edit
+                            );
+                        }
+                    }
+                    // Refused as a whole when any member is.
+                    Err(e) => assert!(
+                        plain_answers.iter().any(|a| a.is_err()),
+                        "a group was refused ({e}) where none of its members is"
+                    ),
                 }
             }
         }
