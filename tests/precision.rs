@@ -702,3 +702,53 @@ fn a_point_under_a_matrix_too_large_to_square_is_found_by_both_traversals() {
         );
     }
 }
+
+/// Found by the `edits` fuzz target: a ball whose centre, moved to a transform's frame,
+/// overflows. The transform squeezes its x axis to 10^-200 and shears y into x, so its
+/// inverse has 10^200 and −10^200 side by side in one row. A ball 10^150 units away,
+/// moved to that frame, gets +∞ − ∞ = NaN there, and the plain traversal's node and
+/// drawable tests (in the local frame) refused everything, while the accelerated walk,
+/// testing world boxes, found the triangle. The ball holds the triangle whole, so both
+/// must find it, alike, at the distance from the centre to the triangle (√2·10^150: at
+/// that distance the triangle's points are all equally near, to `f64`).
+#[test]
+fn a_ball_whose_centre_overflows_in_a_frame_still_finds_what_it_holds() {
+    let frame = DMat4::from_cols(
+        DVec4::new(1e-200, 0.0, 0.0, 0.0),
+        DVec4::new(1.0, 1.0, 0.0, 0.0),
+        DVec4::Z,
+        DVec4::W,
+    );
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let place = scene.add_transform("squeeze", frame).unwrap();
+    let triangle = Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y])
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+        .unwrap();
+    let drawable = scene.add_drawable("triangle", triangle);
+    let geode = scene.add_geode("geode");
+    scene.add_drawable_to_geode(geode, drawable).unwrap();
+    scene.add_child(place, geode).unwrap();
+    scene.add_child(root, place).unwrap();
+    let center = DVec3::new(1e150, 1e150, 0.0);
+    // The frame's inverse, which the visitor moves the ball with, does overflow it.
+    let local = frame.inverse().transform_point3(center);
+    assert!(local.x.is_nan(), "{local}");
+    let [plain, accelerated] = [false, true].map(|accelerated| {
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        let mut ball = SphereIntersector::new(center, 4e150).unwrap();
+        visitor.apply(&scene, root, &mut ball).unwrap();
+        ball.take_intersections()
+    });
+    assert_eq!(format!("{accelerated:?}"), format!("{plain:?}"));
+    assert_eq!(plain.len(), 1);
+    let expected = 2f64.sqrt() * 1e150;
+    assert!(
+        (plain[0].distance - expected).abs() <= 1e-12 * expected,
+        "distance {}",
+        plain[0].distance
+    );
+    let p = plain[0].world_point;
+    assert!(p.z == 0.0 && (0.0..=1.0).contains(&p.x) && (0.0..=1.0).contains(&p.y));
+}

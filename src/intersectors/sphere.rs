@@ -109,6 +109,15 @@ pub struct LocalSphere {
     radius: f64,
 }
 
+impl LocalSphere {
+    /// A ball holding the whole frame: what a ball the frame cannot express becomes, so
+    /// that the frame's node and drawable tests let everything through.
+    const EVERYWHERE: LocalSphere = LocalSphere {
+        center: DVec3::ZERO,
+        radius: f64::INFINITY,
+    };
+}
+
 impl SphereIntersector {
     /// A ball in world (MODEL) coordinates.
     pub fn new(center: DVec3, radius: f64) -> Result<Self, QueryError> {
@@ -452,9 +461,15 @@ impl Intersector for SphereIntersector {
     }
 
     fn localize(&self, _local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSphere {
-        LocalSphere {
-            center: world_to_local.transform_point3(self.world_center),
-            radius: self.radius * max_scale(world_to_local),
+        let center = world_to_local.transform_point3(self.world_center);
+        let radius = self.radius * max_scale(world_to_local);
+        if center.is_finite() && radius.is_finite() {
+            LocalSphere { center, radius }
+        } else {
+            // The frame's inverse takes the ball past `f64` (a centre of +∞ − ∞ = NaN,
+            // a radius of 0 × ∞): no test in this frame may refuse anything, as the
+            // exact tests, in world space, may still find hits.
+            LocalSphere::EVERYWHERE
         }
     }
 
@@ -562,5 +577,44 @@ impl Intersector for SphereIntersector {
 
     fn end(&mut self) {
         sort_hits(&mut self.hits);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DVec4;
+
+    #[test]
+    fn a_ball_a_frame_cannot_express_is_refused_by_none_of_its_tests() {
+        // x' = 10^200 x − 10^200 y: a centre with x = y far out becomes +∞ − ∞ = NaN;
+        // and the matrix's entries are too large to square, so a radius of 0 becomes
+        // 0 × ∞ = NaN.
+        let world_to_local = DMat4::from_cols(
+            DVec4::new(1e200, 0.0, 0.0, 0.0),
+            DVec4::new(-1e200, 1.0, 0.0, 0.0),
+            DVec4::Z,
+            DVec4::W,
+        );
+        for (center, radius) in [
+            (DVec3::new(1e150, 1e150, 0.0), 1.0),
+            (DVec3::new(1.0, 2.0, 3.0), 0.0),
+        ] {
+            let ball = SphereIntersector::new(center, radius).unwrap();
+            let local = ball.localize(&world_to_local.inverse(), &world_to_local);
+            for place in [DVec3::ZERO, DVec3::new(-1e200, 2.0, 3.0), DVec3::splat(-1e300)] {
+                let sphere = BoundingSphere::new(place, 1.0);
+                let cube = BoundingBox {
+                    min: place - 1.0,
+                    max: place + 1.0,
+                };
+                assert!(ball.enter_node(&local, &sphere), "{center} {radius}: {place}");
+                assert!(ball.enter_drawable(&local, &cube), "{center} {radius}: {place}");
+            }
+        }
+        // A frame that does express the ball still culls.
+        let ball = SphereIntersector::new(DVec3::new(1.0, 2.0, 3.0), 0.5).unwrap();
+        let local = ball.localize(&DMat4::IDENTITY, &DMat4::IDENTITY);
+        assert!(!ball.enter_node(&local, &BoundingSphere::new(DVec3::splat(9.0), 1.0)));
     }
 }
