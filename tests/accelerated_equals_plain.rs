@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use glam::{DQuat, DVec3};
+use glam::{DMat4, DQuat, DVec3, Vec3};
 use scene_intersect::prelude::*;
 
 #[path = "support/rng.rs"]
@@ -187,6 +187,62 @@ fn an_edit_rebuilds_the_bvh() {
         !ys.contains(&0.0),
         "a stale BVH still answers with the old ground: {ys:?}"
     );
+}
+
+/// Found by the `edits` fuzz target: a LOD node under a transform that moves. The scene
+/// index keeps, per LOD gate, the LOD node's local-to-world matrix (for the eye's
+/// distance to its centre); a refit after the move recomputed the instances' matrices
+/// but not the gates', so the accelerated visitor kept choosing the LOD child for the
+/// old place. Here the LOD's centre moves from the eye (distance 0: the near child,
+/// `near`) to 20 units away (the far child, `far`).
+#[test]
+fn moving_a_transform_above_a_lod_moves_its_eye_distances() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let mover = scene.add_transform("mover", DMat4::IDENTITY).unwrap();
+    let lod = scene.add_lod("lod", Some(DVec3::ZERO)).unwrap();
+    scene.add_child(root, mover).unwrap();
+    scene.add_child(mover, lod).unwrap();
+    // Each child a square at its own height: z = 1 near, z = 2 far.
+    for (name, z, min, max) in [("near", 1.0, 0.0, 10.0), ("far", 2.0, 10.0, f64::INFINITY)] {
+        let square = Geometry::new(vec![
+            Vec3::new(-1.0, -1.0, z),
+            Vec3::new(1.0, -1.0, z),
+            Vec3::new(1.0, 1.0, z),
+            Vec3::new(-1.0, 1.0, z),
+        ])
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Quads, 0, 4))
+        .unwrap();
+        let drawable = scene.add_drawable(name, square);
+        let geode = scene.add_geode(name);
+        scene.add_drawable_to_geode(geode, drawable).unwrap();
+        scene.add_lod_child(lod, geode, min, max).unwrap();
+    }
+    let heights = |scene: &SceneGraph, x: f64| {
+        let [plain, accelerated] = [false, true].map(|accelerated| {
+            let mut visitor = IntersectionVisitor::new();
+            visitor
+                .set_use_acceleration(accelerated)
+                .set_lod_selection(LodSelection::EyePoint(DVec3::ZERO));
+            let mut segment = LineSegmentIntersector::new(
+                DVec3::new(x + 0.3, -0.2, -5.0),
+                DVec3::new(x + 0.3, -0.2, 5.0),
+            )
+            .unwrap();
+            visitor.apply(scene, root, &mut segment).unwrap();
+            segment.take_intersections()
+        });
+        assert_eq!(accelerated, plain, "at x = {x}");
+        plain.iter().map(|h| h.world_point.z).collect::<Vec<_>>()
+    };
+    scene.build_acceleration();
+    assert_eq!(heights(&scene, 0.0), [1.0]);
+    scene
+        .set_matrix(mover, DMat4::from_translation(DVec3::new(20.0, 0.0, 0.0)))
+        .unwrap();
+    assert_eq!(heights(&scene, 20.0), [2.0]);
+    // The index was refitted, not rebuilt (a rebuild would have hidden the stale gate).
+    assert_eq!(scene.scene_index(root).unwrap().refit_count(), 1);
 }
 
 #[test]

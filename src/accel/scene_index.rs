@@ -263,10 +263,10 @@ impl SceneIndex {
     }
 
     /// After the matrix of `moved` changed: recomputes the matrices and world boxes of
-    /// the instances whose path goes through it (this index's root being `root`), with
-    /// the plain traversal's arithmetic, detaches those still in the world tree, and
-    /// refits the instance tree and the tree of detached instances. Nothing else is
-    /// rebuilt.
+    /// the instances whose path goes through it (this index's root being `root`), and
+    /// the matrices their LOD gates below it keep, with the plain traversal's
+    /// arithmetic; detaches those still in the world tree, and refits the instance tree
+    /// and the tree of detached instances. Nothing else is rebuilt.
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
         let mut changed = false;
         for (k, instance) in self.instances.iter_mut().enumerate() {
@@ -279,6 +279,24 @@ impl SceneIndex {
             if let Some((l2w, w2l)) = frame {
                 instance.local_to_world = l2w;
                 instance.world_to_local = w2l;
+            }
+            // A LOD below the moved node moved with it: its eye distances change.
+            for gate in instance.gates.iter_mut() {
+                if let Gate::Lod {
+                    node,
+                    local_to_world,
+                    ..
+                } = gate
+                {
+                    let Some(at) = instance.path.iter().position(|n| n == node) else {
+                        continue;
+                    };
+                    if instance.path[..at].contains(&moved) {
+                        if let Some((l2w, _)) = path_frame(scene, &instance.path[..=at]) {
+                            *local_to_world = l2w;
+                        }
+                    }
+                }
             }
             instance.world_box = match (frame, scene.drawable_bound(instance.drawable)) {
                 (Some((l2w, _)), Some(b)) if !b.is_empty() => world_box(&b, &l2w),
