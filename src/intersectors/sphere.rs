@@ -602,14 +602,24 @@ mod tests {
         ] {
             let ball = SphereIntersector::new(center, radius).unwrap();
             let local = ball.localize(&world_to_local.inverse(), &world_to_local);
-            for place in [DVec3::ZERO, DVec3::new(-1e200, 2.0, 3.0), DVec3::splat(-1e300)] {
+            for place in [
+                DVec3::ZERO,
+                DVec3::new(-1e200, 2.0, 3.0),
+                DVec3::splat(-1e300),
+            ] {
                 let sphere = BoundingSphere::new(place, 1.0);
                 let cube = BoundingBox {
                     min: place - 1.0,
                     max: place + 1.0,
                 };
-                assert!(ball.enter_node(&local, &sphere), "{center} {radius}: {place}");
-                assert!(ball.enter_drawable(&local, &cube), "{center} {radius}: {place}");
+                assert!(
+                    ball.enter_node(&local, &sphere),
+                    "{center} {radius}: {place}"
+                );
+                assert!(
+                    ball.enter_drawable(&local, &cube),
+                    "{center} {radius}: {place}"
+                );
             }
         }
         // A frame that does express the ball still culls.
