@@ -662,6 +662,28 @@ fn segments_in_a_triangles_plane_answer_alike_plain_and_accelerated() {
     assert!(hits > 100, "{hits} hits");
 }
 
+/// A scene of one drawable (`vertices`, drawn whole in `mode`) under one transform
+/// (`matrix`) under the root group; returns the scene and the root.
+fn one_drawable_under(
+    matrix: DMat4,
+    vertices: Vec<Vec3>,
+    mode: PrimitiveMode,
+) -> (SceneGraph, NodeId) {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let place = scene.add_transform("place", matrix).unwrap();
+    let count = vertices.len() as u32;
+    let geometry = Geometry::new(vertices)
+        .with_primitive_set(PrimitiveSet::draw_arrays(mode, 0, count))
+        .unwrap();
+    let drawable = scene.add_drawable("drawable", geometry);
+    let geode = scene.add_geode("geode");
+    scene.add_drawable_to_geode(geode, drawable).unwrap();
+    scene.add_child(place, geode).unwrap();
+    scene.add_child(root, place).unwrap();
+    (scene, root)
+}
+
 /// Found by the `query` fuzz target: a point under a matrix with an entry too large to
 /// square (here an x axis 10^300 long, which leaves the point, on the y axis, in place).
 /// The transform's bounding sphere, the point's sphere of radius 0 scaled by the
@@ -670,19 +692,9 @@ fn segments_in_a_triangles_plane_answer_alike_plain_and_accelerated() {
 /// world box, found it. Both now find it, for a polytope and for a ball.
 #[test]
 fn a_point_under_a_matrix_too_large_to_square_is_found_by_both_traversals() {
-    let mut scene = SceneGraph::new();
-    let root = scene.add_group("root");
     let mut stretch = DMat4::IDENTITY;
     stretch.x_axis.x = 1e300;
-    let place = scene.add_transform("stretch", stretch).unwrap();
-    let points = Geometry::new(vec![Vec3::Y])
-        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Points, 0, 1))
-        .unwrap();
-    let drawable = scene.add_drawable("point", points);
-    let geode = scene.add_geode("geode");
-    scene.add_drawable_to_geode(geode, drawable).unwrap();
-    scene.add_child(place, geode).unwrap();
-    scene.add_child(root, place).unwrap();
+    let (scene, root) = one_drawable_under(stretch, vec![Vec3::Y], PrimitiveMode::Points);
     for accelerated in [false, true] {
         let mut visitor = IntersectionVisitor::new();
         visitor.set_use_acceleration(accelerated);
@@ -719,17 +731,11 @@ fn a_ball_whose_centre_overflows_in_a_frame_still_finds_what_it_holds() {
         DVec4::Z,
         DVec4::W,
     );
-    let mut scene = SceneGraph::new();
-    let root = scene.add_group("root");
-    let place = scene.add_transform("squeeze", frame).unwrap();
-    let triangle = Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y])
-        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
-        .unwrap();
-    let drawable = scene.add_drawable("triangle", triangle);
-    let geode = scene.add_geode("geode");
-    scene.add_drawable_to_geode(geode, drawable).unwrap();
-    scene.add_child(place, geode).unwrap();
-    scene.add_child(root, place).unwrap();
+    let (scene, root) = one_drawable_under(
+        frame,
+        vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+        PrimitiveMode::Triangles,
+    );
     let center = DVec3::new(1e150, 1e150, 0.0);
     // The frame's inverse, which the visitor moves the ball with, does overflow it.
     let local = frame.inverse().transform_point3(center);
