@@ -17,17 +17,6 @@ use scene_intersect::drawable::{Geometry, Indices, PrimitiveMode, PrimitiveSet};
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::io::gltf_writer::glb_bytes;
 
-/// The glTF modes (the writer refuses QUADS, QUAD_STRIP and POLYGON).
-const MODES: [PrimitiveMode; 7] = [
-    PrimitiveMode::Points,
-    PrimitiveMode::Lines,
-    PrimitiveMode::LineStrip,
-    PrimitiveMode::LineLoop,
-    PrimitiveMode::Triangles,
-    PrimitiveMode::TriangleStrip,
-    PrimitiveMode::TriangleFan,
-];
-
 fn fan_vertices() -> Vec<Vec3> {
     (0..6)
         .map(|i| {
@@ -114,7 +103,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map_or_else(|| root.join("fuzz/corpus/load_gltf"), PathBuf::from);
     std::fs::create_dir_all(&out)?;
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    for mode in MODES {
+    // The glTF modes (the writer refuses QUADS, QUAD_STRIP and POLYGON).
+    for mode in PrimitiveMode::ALL
+        .into_iter()
+        .filter(|m| m.gltf_mode().is_some())
+    {
         let (s, r) = mode_scene(mode)?;
         files.push((
             format!("mode_{mode:?}.glb").to_lowercase(),

@@ -22,19 +22,6 @@ use scene_intersect::graph::{DrawableId, NodeId, SceneGraph};
 use scene_intersect::intersectors::Polytope;
 use scene_intersect::visitor::IntersectionLimit;
 
-const MODES: [PrimitiveMode; 10] = [
-    PrimitiveMode::Points,
-    PrimitiveMode::Lines,
-    PrimitiveMode::LineStrip,
-    PrimitiveMode::LineLoop,
-    PrimitiveMode::Triangles,
-    PrimitiveMode::TriangleStrip,
-    PrimitiveMode::TriangleFan,
-    PrimitiveMode::Quads,
-    PrimitiveMode::QuadStrip,
-    PrimitiveMode::Polygon,
-];
-
 /// A geometry: grid vertices, and (mode, indices) sets whose indices are in range.
 #[derive(Clone, Debug)]
 struct GeometrySpec {
@@ -73,7 +60,7 @@ fn geometry_spec_up_to(
         move |vertices| {
             let n = vertices.len();
             let set = (
-                0..MODES.len(),
+                0..PrimitiveMode::ALL.len(),
                 prop::option::of(prop::collection::vec(0..n, 0..max_indices)),
             );
             (Just(vertices), prop::collection::vec(set, 1..3))
@@ -200,10 +187,12 @@ fn build_with_parts(spec: &SceneSpec, top: Option<DMat4>) -> Built {
             .iter()
             .map(|(mode, indices)| match indices {
                 Some(ix) => PrimitiveSet::draw_elements_u32(
-                    MODES[*mode],
+                    PrimitiveMode::ALL[*mode],
                     ix.iter().map(|&k| k as u32).collect(),
                 ),
-                None => PrimitiveSet::draw_arrays(MODES[*mode], 0, vertices.len() as u32),
+                None => {
+                    PrimitiveSet::draw_arrays(PrimitiveMode::ALL[*mode], 0, vertices.len() as u32)
+                }
             })
             .collect();
         let d = s.add_drawable(format!("g{i}"), reference::geometry(vertices, sets));

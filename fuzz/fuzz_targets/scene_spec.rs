@@ -11,19 +11,6 @@ use scene_intersect::intersectors::{LineSegmentIntersector, Polytope, SphereInte
 
 use crate::reference::Query;
 
-const MODES: [PrimitiveMode; 10] = [
-    PrimitiveMode::Points,
-    PrimitiveMode::Lines,
-    PrimitiveMode::LineStrip,
-    PrimitiveMode::LineLoop,
-    PrimitiveMode::Triangles,
-    PrimitiveMode::TriangleStrip,
-    PrimitiveMode::TriangleFan,
-    PrimitiveMode::Quads,
-    PrimitiveMode::QuadStrip,
-    PrimitiveMode::Polygon,
-];
-
 /// Scale factors a transform may use: 0 makes a singular transform.
 const SCALES: [f64; 7] = [1.0, 2.0, 0.5, -1.0, 0.0, 1e-3, 1e3];
 
@@ -212,7 +199,7 @@ fn build_geometry(spec: &GeometrySpec) -> (Geometry, bool) {
         })
         .collect();
     let mut geometry = Geometry::new(vertices);
-    let mode = |m: &u8| MODES[*m as usize % MODES.len()];
+    let mode = |m: &u8| PrimitiveMode::ALL[*m as usize % PrimitiveMode::ALL.len()];
     for s in spec.sets.iter().take(4) {
         let set = match s {
             SetSpec::Arrays {

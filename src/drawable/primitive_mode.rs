@@ -27,6 +27,27 @@ pub enum PrimitiveMode {
 }
 
 impl PrimitiveMode {
+    /// Every mode, in declaration order.
+    ///
+    /// ```
+    /// use scene_intersect::drawable::PrimitiveMode;
+    /// assert_eq!(PrimitiveMode::ALL.len(), 10);
+    /// let glb: Vec<_> = PrimitiveMode::ALL.into_iter().filter(|m| m.gltf_mode().is_some()).collect();
+    /// assert_eq!(glb.len(), 7);
+    /// ```
+    pub const ALL: [PrimitiveMode; 10] = [
+        PrimitiveMode::Points,
+        PrimitiveMode::Lines,
+        PrimitiveMode::LineStrip,
+        PrimitiveMode::LineLoop,
+        PrimitiveMode::Triangles,
+        PrimitiveMode::TriangleStrip,
+        PrimitiveMode::TriangleFan,
+        PrimitiveMode::Quads,
+        PrimitiveMode::QuadStrip,
+        PrimitiveMode::Polygon,
+    ];
+
     /// The glTF `mode` number of this mode, when glTF has one (QUADS, QUAD_STRIP and
     /// POLYGON have none).
     pub fn gltf_mode(self) -> Option<u32> {
