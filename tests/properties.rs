@@ -141,13 +141,12 @@ struct Built {
     drawables: Vec<DrawableId>,
 }
 
-impl Built {
-    /// Transform `k` of the spec, or the root group (as placements name them).
-    fn parent(&self, k: usize) -> NodeId {
-        match k % (self.transforms.len() + 1) {
-            0 => self.group,
-            k => self.transforms[k - 1],
-        }
+/// Transform `k` of the spec, or the root group (as transforms and placements name
+/// their parents).
+fn parent_node(group: NodeId, transforms: &[NodeId], k: usize) -> NodeId {
+    match k % (transforms.len() + 1) {
+        0 => group,
+        k => transforms[k - 1],
     }
 }
 
@@ -165,10 +164,7 @@ fn build_with_parts(spec: &SceneSpec, top: Option<DMat4>) -> Built {
     };
     let mut transforms = Vec::new();
     for (i, t) in spec.transforms.iter().enumerate() {
-        let parent = match t.parent % (transforms.len() + 1) {
-            0 => group,
-            k => transforms[k - 1],
-        };
+        let parent = parent_node(group, &transforms, t.parent);
         let m = DMat4::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
         // Unique names: the invariance property matches nodes of two scenes by name.
         let id = s.add_transform(format!("t{i}"), m).unwrap();
@@ -203,10 +199,7 @@ fn build_with_parts(spec: &SceneSpec, top: Option<DMat4>) -> Built {
     }
     for &(g, t) in &spec.placements {
         let geode = geodes[g % geodes.len()];
-        let parent = match t % (transforms.len() + 1) {
-            0 => group,
-            k => transforms[k - 1],
-        };
+        let parent = parent_node(group, &transforms, t);
         // A repeated placement is refused as a duplicate child; that is fine.
         let _ = s.add_child(parent, geode);
     }
@@ -272,11 +265,17 @@ impl Built {
                 }
             }
             Edit::Place(g, t) => {
-                let (geode, parent) = (self.geodes[g % self.geodes.len()], self.parent(*t));
+                let (geode, parent) = (
+                    self.geodes[g % self.geodes.len()],
+                    parent_node(self.group, &self.transforms, *t),
+                );
                 let _ = self.scene.add_child(parent, geode);
             }
             Edit::Unplace(g, t) => {
-                let (geode, parent) = (self.geodes[g % self.geodes.len()], self.parent(*t));
+                let (geode, parent) = (
+                    self.geodes[g % self.geodes.len()],
+                    parent_node(self.group, &self.transforms, *t),
+                );
                 let _ = self.scene.remove_child(parent, geode);
             }
         }

@@ -16,7 +16,7 @@
 use arbitrary::Arbitrary;
 use glam::{DMat4, DVec3, Vec3};
 use libfuzzer_sys::fuzz_target;
-use scene_intersect::graph::{NodeId, NodeKind, ReferenceFrame};
+use scene_intersect::graph::{NodeId, NodeKind, ReferenceFrame, SceneGraph};
 use scene_intersect::intersectors::{
     AnyIntersector, IntersectorGroup, LineSegmentIntersector, Polytope, PolytopeIntersector,
     SphereIntersector,
@@ -194,19 +194,28 @@ fn answer<I: Intersector>(
     }
 }
 
+/// The node of `nodes` that `k` names (modulo their number).
+fn pick(nodes: &[NodeId], k: u8) -> NodeId {
+    nodes[k as usize % nodes.len()]
+}
+
+/// Whether `id` is a transform of `scene`.
+fn is_transform(scene: &SceneGraph, id: NodeId) -> bool {
+    matches!(
+        scene.node(id).map(|n| n.kind()),
+        Some(NodeKind::Transform(_))
+    )
+}
+
 /// Applies `edit`; returns whether the scene stays within what the reference models
 /// with its tolerance (grid vertices, simple transforms, default masks).
 fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
-    let pick = |list: &[NodeId], k: u8| list[k as usize % list.len()];
     let scene = &mut built.scene;
     match edit {
         EditSpec::Move { node, xform: x } => {
             let id = pick(&built.nodes, *node);
             let (m, tame) = xform(x);
-            let is_transform = matches!(
-                scene.node(id).map(|n| n.kind()),
-                Some(NodeKind::Transform(_))
-            );
+            let is_transform = is_transform(scene, id);
             match scene.set_matrix(id, m) {
                 Ok(()) => {
                     assert!(
@@ -311,10 +320,7 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
                 ReferenceFrame::Relative
             };
             let id = pick(&built.nodes, *node);
-            let is_transform = matches!(
-                scene.node(id).map(|n| n.kind()),
-                Some(NodeKind::Transform(_))
-            );
+            let is_transform = is_transform(scene, id);
             assert_eq!(scene.set_reference_frame(id, frame).is_ok(), is_transform);
             // The reference knows relative transforms only.
             !(is_transform && *absolute)
@@ -332,7 +338,6 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
 /// Adds the Switch and LOD nodes of `levels` (at most 3) to the scene; returns whether
 /// it has none (the reference knows neither).
 fn add_levels(built: &mut BuiltScene, levels: &[LevelSpec]) -> bool {
-    let pick = |list: &[NodeId], k: u8| list[k as usize % list.len()];
     for level in levels.iter().take(3) {
         let scene = &mut built.scene;
         let id = match level {
