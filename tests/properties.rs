@@ -1,13 +1,13 @@
 //! Properties of the three intersectors over random scenes, checked against the
 //! brute-force reference of `support/reference.rs`.
 //!
-//! Every property runs each code path of [`reference::CODE_PATHS`] (today the plain
-//! visitor; an accelerated traversal or the batch API is added there and is then held
-//! to the same properties).
+//! Every property runs each code path of [`reference::CODE_PATHS`] (the plain and the
+//! accelerated visitor, both batch APIs).
 //!
 //! Scenes are small: up to four geometries on an integer grid in every primitive mode,
 //! under a random tree of transforms (translations, rotations, non-uniform scales, some
-//! geodes shared by two transforms). Queries are random segments, oriented boxes and
+//! geodes shared by two transforms); the edit property adds a Switch, a LOD and node
+//! masks, and sets the visitor's masks and LOD selection. Queries are random segments, oriented boxes and
 //! balls. Contacts within a tolerance band of a boundary are left to either answer (see
 //! the reference's `Verdict`); everything else must agree exactly.
 
@@ -16,11 +16,11 @@ mod reference;
 
 use glam::{DMat4, DQuat, DVec3, Vec3};
 use proptest::prelude::*;
-use reference::{Hit, Query, CODE_PATHS};
+use reference::{Hit, Query, Traversal, CODE_PATHS};
 use scene_intersect::drawable::{PrimitiveMode, PrimitiveSet};
 use scene_intersect::graph::{DrawableId, NodeId, SceneGraph};
 use scene_intersect::intersectors::Polytope;
-use scene_intersect::visitor::IntersectionLimit;
+use scene_intersect::visitor::{IntersectionLimit, LodSelection};
 
 /// A geometry: grid vertices, and (mode, indices) sets whose indices are in range.
 #[derive(Clone, Debug)]
@@ -139,6 +139,8 @@ struct Built {
     transforms: Vec<NodeId>,
     geodes: Vec<NodeId>,
     drawables: Vec<DrawableId>,
+    /// The Switch [`Built::gate`] added, if any.
+    switch: Option<NodeId>,
 }
 
 /// Transform `k` of the spec, or the root group (as transforms and placements name
@@ -211,6 +213,7 @@ fn build_with_parts(spec: &SceneSpec, top: Option<DMat4>) -> Built {
         transforms,
         geodes,
         drawables,
+        switch: None,
     }
 }
 
@@ -230,6 +233,10 @@ enum Edit {
     /// A geode is taken from under a transform (or the root group); refused when it is
     /// not there.
     Unplace(usize, usize),
+    /// A transform or geode (see [`Built::part`]) gets a node mask.
+    Mask(usize, u32),
+    /// A child of the Switch, if there is one, is turned on or off.
+    Toggle(usize, bool),
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -240,10 +247,113 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0usize..4, prop::array::uniform3(-4i8..=4)).prop_map(|(g, p)| Edit::Shift(g, p)),
         (0usize..4, 0usize..6).prop_map(|(g, t)| Edit::Place(g, t)),
         (0usize..4, 0usize..6).prop_map(|(g, t)| Edit::Unplace(g, t)),
+        (0usize..12, node_mask()).prop_map(|(k, m)| Edit::Mask(k, m)),
+        (0usize..4, any::<bool>()).prop_map(|(k, on)| Edit::Toggle(k, on)),
     ]
 }
 
+/// Node masks: mostly every bit, sometimes none, sometimes one of two bits.
+fn node_mask() -> impl Strategy<Value = u32> {
+    prop::sample::select(vec![!0, !0, 0, 1, 2, 3])
+}
+
+/// A Switch and a LOD node over parts of a built scene, node masks, and the visitor
+/// settings its queries run with.
+#[derive(Clone, Debug)]
+struct Gating {
+    /// The Switch's children (parts, see [`Built::part`]) and whether each is on; no
+    /// Switch when empty.
+    switch: Vec<(usize, bool)>,
+    /// The LOD's children (parts, or the Switch for `usize::MAX`) and their ranges; no
+    /// LOD when empty.
+    lod: Vec<(usize, f64, f64)>,
+    /// The LOD's centre; `None` measures from its bound's.
+    lod_center: Option<DVec3>,
+    /// Node masks given to parts.
+    masks: Vec<(usize, u32)>,
+    /// The visitor's masks and LOD selection.
+    traversal: Traversal,
+}
+
+fn gating() -> impl Strategy<Value = Gating> {
+    let range = (0u8..16, prop::option::of(0u8..16)).prop_map(|(min, length)| {
+        let min = f64::from(min);
+        (min, length.map_or(f64::INFINITY, |l| min + f64::from(l)))
+    });
+    let lod_child = (prop_oneof![0usize..12, Just(usize::MAX)], range)
+        .prop_map(|(part, (min, max))| (part, min, max));
+    let selection = prop_oneof![
+        Just(LodSelection::HighestDetail),
+        point().prop_map(LodSelection::EyePoint),
+    ];
+    let traversal = (
+        prop::sample::select(vec![!0, !0, 1, 2, 0]),
+        prop::sample::select(vec![0, 0, 1]),
+        selection,
+    )
+        .prop_map(|(traversal_mask, override_mask, lod)| Traversal {
+            traversal_mask,
+            override_mask,
+            lod,
+        });
+    (
+        prop::collection::vec((0usize..12, any::<bool>()), 0..4),
+        prop::collection::vec(lod_child, 0..4),
+        prop::option::of(point()),
+        prop::collection::vec((0usize..12, node_mask()), 0..4),
+        traversal,
+    )
+        .prop_map(|(switch, lod, lod_center, masks, traversal)| Gating {
+            switch,
+            lod,
+            lod_center,
+            masks,
+            traversal,
+        })
+}
+
 impl Built {
+    /// Transform `k` or geode `k - transforms` (modulo their number).
+    fn part(&self, k: usize) -> NodeId {
+        let k = k % (self.transforms.len() + self.geodes.len());
+        match self.transforms.get(k) {
+            Some(&t) => t,
+            None => self.geodes[k - self.transforms.len()],
+        }
+    }
+
+    /// Adds `gating`'s Switch and LOD under the root group (their children stay where
+    /// they were too) and sets its node masks.
+    fn gate(&mut self, gating: &Gating) {
+        if !gating.switch.is_empty() {
+            let switch = self.scene.add_switch("switch");
+            for &(k, on) in &gating.switch {
+                let child = self.part(k);
+                // A repeated child is refused; its first `on` stands.
+                if self.scene.add_child(switch, child).is_ok() {
+                    let position = self.scene.node(switch).unwrap().children().len() - 1;
+                    self.scene.set_switch_child(switch, position, on).unwrap();
+                }
+            }
+            self.scene.add_child(self.group, switch).unwrap();
+            self.switch = Some(switch);
+        }
+        if !gating.lod.is_empty() {
+            let lod = self.scene.add_lod("lod", gating.lod_center).unwrap();
+            for &(k, min, max) in &gating.lod {
+                let child = match (k, self.switch) {
+                    (usize::MAX, Some(switch)) => switch,
+                    _ => self.part(k),
+                };
+                let _ = self.scene.add_lod_child(lod, child, min, max);
+            }
+            self.scene.add_child(self.group, lod).unwrap();
+        }
+        for &(k, mask) in &gating.masks {
+            self.scene.set_node_mask(self.part(k), mask).unwrap();
+        }
+    }
+
     fn apply(&mut self, edit: &Edit) {
         match edit {
             Edit::Move(k, t) => {
@@ -277,6 +387,15 @@ impl Built {
                     parent_node(self.group, &self.transforms, *t),
                 );
                 let _ = self.scene.remove_child(parent, geode);
+            }
+            Edit::Mask(k, mask) => {
+                self.scene.set_node_mask(self.part(*k), *mask).unwrap();
+            }
+            Edit::Toggle(k, on) => {
+                if let Some(switch) = self.switch {
+                    let n = self.scene.node(switch).unwrap().children().len();
+                    self.scene.set_switch_child(switch, k % n, *on).unwrap();
+                }
             }
         }
     }
@@ -321,13 +440,26 @@ fn check_against_reference(
     hits: &[Hit],
     code_path: &str,
 ) -> Result<(), TestCaseError> {
+    check_under(scene, root, q, hits, code_path, &Traversal::DEFAULT)
+}
+
+/// [`reference::check_under`] of one code path's hits (limit `None`) by a visitor set as
+/// `traversal`, as a proptest failure.
+fn check_under(
+    scene: &SceneGraph,
+    root: NodeId,
+    q: &Query,
+    hits: &[Hit],
+    code_path: &str,
+    traversal: &Traversal,
+) -> Result<(), TestCaseError> {
     // Polytope distances are means of clipped polygons: checked elsewhere.
     let key_tolerance = if matches!(q, Query::Polytope(_)) {
         f64::INFINITY
     } else {
         1e-6
     };
-    reference::check(scene, root, q, hits, margin(q), key_tolerance)
+    reference::check_under(scene, root, q, hits, margin(q), key_tolerance, traversal)
         .map_err(|e| TestCaseError::fail(format!("{code_path}: {e}")))
 }
 
@@ -348,7 +480,7 @@ proptest! {
     fn plain_traversal_equals_brute_force(spec in scene_spec(), q in query()) {
         let (scene, root, _) = build(&spec, None);
         for (name, run) in CODE_PATHS {
-            let hits = run(&scene, root, &q, IntersectionLimit::None).unwrap();
+            let hits = run(&scene, root, &q, IntersectionLimit::None, &Traversal::DEFAULT).unwrap();
             check_against_reference(&scene, root, &q, &hits, name)?;
         }
     }
@@ -359,7 +491,7 @@ proptest! {
     fn hits_are_ordered(spec in scene_spec(), q in query()) {
         let (scene, root, _) = build(&spec, None);
         for (name, run) in CODE_PATHS {
-            let hits = run(&scene, root, &q, IntersectionLimit::None).unwrap();
+            let hits = run(&scene, root, &q, IntersectionLimit::None, &Traversal::DEFAULT).unwrap();
             prop_assert!(hits.windows(2).all(|w| w[0].order <= w[1].order), "{}", name);
             match q {
                 Query::Segment(..) => prop_assert!(hits.iter().all(|h| (0.0..=1.0).contains(&h.order))),
@@ -375,16 +507,16 @@ proptest! {
     fn limits_agree_with_the_full_list(spec in scene_spec(), q in query()) {
         let (scene, root, _) = build(&spec, None);
         for (name, run) in CODE_PATHS {
-            let all = run(&scene, root, &q, IntersectionLimit::None).unwrap();
-            let nearest = run(&scene, root, &q, IntersectionLimit::Nearest).unwrap();
+            let all = run(&scene, root, &q, IntersectionLimit::None, &Traversal::DEFAULT).unwrap();
+            let nearest = run(&scene, root, &q, IntersectionLimit::Nearest, &Traversal::DEFAULT).unwrap();
             prop_assert_eq!(nearest.first(), all.first(), "{}", name);
             prop_assert!(nearest.len() <= 1);
-            let one = run(&scene, root, &q, IntersectionLimit::One).unwrap();
+            let one = run(&scene, root, &q, IntersectionLimit::One, &Traversal::DEFAULT).unwrap();
             prop_assert_eq!(one.len(), usize::from(!all.is_empty()), "{}", name);
             if let Some(h) = one.first() {
                 prop_assert!(all.contains(h), "{}: One returned a hit None does not have", name);
             }
-            let per = run(&scene, root, &q, IntersectionLimit::OnePerDrawable).unwrap();
+            let per = run(&scene, root, &q, IntersectionLimit::OnePerDrawable, &Traversal::DEFAULT).unwrap();
             let visits = reference::by_visit(&all);
             prop_assert_eq!(per.len(), visits.len(), "{}", name);
             for h in &per {
@@ -430,8 +562,8 @@ proptest! {
         // of coordinates near 1e7 (ulp 2e-9).
         let verdicts = reference::verdicts(&scene, root, &q, 1e-6);
         for (name, run) in CODE_PATHS {
-            let before = run(&scene, root, &q, IntersectionLimit::None).unwrap();
-            let after = run(&moved, moved_root, &moved_query, IntersectionLimit::None).unwrap();
+            let before = run(&scene, root, &q, IntersectionLimit::None, &Traversal::DEFAULT).unwrap();
+            let after = run(&moved, moved_root, &moved_query, IntersectionLimit::None, &Traversal::DEFAULT).unwrap();
             // The moved scene's paths start with the extra transform; past it, nodes and
             // drawables are matched by their (unique) names.
             let strip = |hits: &[Hit], scene: &SceneGraph, skip: usize| -> Vec<(Vec<String>, String, u32, f64, DVec3)> {
@@ -483,26 +615,33 @@ proptest! {
     /// Edits after the first queries (which build every bound and acceleration
     /// structure: scene index, world tree, primitive trees) leave nothing stale: after
     /// each edit every code path answers exactly as the plain traversal does, and that
-    /// answer agrees with the reference computed from the edited scene.
+    /// answer agrees with the reference computed from the edited scene. The scene may
+    /// hold a Switch and a LOD over its parts and node masks, which edits change too, and
+    /// the visitor may have other masks and select LOD children by an eye point.
     #[test]
     fn edits_leave_no_code_path_stale(
         spec in scene_spec(),
+        gating in gating(),
         q in query(),
         edits in prop::collection::vec(edit(), 1..5),
     ) {
         let mut built = build_with_parts(&spec, None);
+        built.gate(&gating);
+        let traversal = &gating.traversal;
         for (_, run) in CODE_PATHS {
-            run(&built.scene, built.root, &q, IntersectionLimit::None).unwrap();
+            run(&built.scene, built.root, &q, IntersectionLimit::None, traversal).unwrap();
         }
-        for edit in &edits {
-            built.apply(edit);
+        for edit in std::iter::once(None).chain(edits.iter().map(Some)) {
+            if let Some(edit) = edit {
+                built.apply(edit);
+            }
             let (scene, root) = (&built.scene, built.root);
-            let plain = reference::run_query(scene, root, &q, IntersectionLimit::None).unwrap();
-            check_against_reference(scene, root, &q, &plain, "plain visitor")?;
+            let plain = reference::run_plain(scene, root, &q, IntersectionLimit::None, traversal).unwrap();
+            check_under(scene, root, &q, &plain, "plain visitor", traversal)?;
             for (name, run) in CODE_PATHS {
-                let hits = run(scene, root, &q, IntersectionLimit::None).unwrap();
+                let hits = run(scene, root, &q, IntersectionLimit::None, traversal).unwrap();
                 prop_assert_eq!(&hits, &plain, "{} after {:?}", name, edit);
-                let nearest = run(scene, root, &q, IntersectionLimit::Nearest).unwrap();
+                let nearest = run(scene, root, &q, IntersectionLimit::Nearest, traversal).unwrap();
                 prop_assert_eq!(nearest.first(), plain.first(), "{} after {:?}", name, edit);
             }
         }
@@ -519,9 +658,9 @@ proptest! {
     fn big_meshes_equal_brute_force(spec in big_scene_spec(), q in query()) {
         let (scene, root, _) = build(&spec, None);
         for (name, run) in CODE_PATHS {
-            let hits = run(&scene, root, &q, IntersectionLimit::None).unwrap();
+            let hits = run(&scene, root, &q, IntersectionLimit::None, &Traversal::DEFAULT).unwrap();
             check_against_reference(&scene, root, &q, &hits, name)?;
-            let nearest = run(&scene, root, &q, IntersectionLimit::Nearest).unwrap();
+            let nearest = run(&scene, root, &q, IntersectionLimit::Nearest, &Traversal::DEFAULT).unwrap();
             prop_assert_eq!(nearest.first(), hits.first(), "{}", name);
         }
     }
@@ -615,7 +754,14 @@ fn a_sliver_left_by_transforms_is_hit_along_its_edges() {
     );
     let (scene, root, _) = build(&spec, None);
     for (name, run) in CODE_PATHS {
-        let hits = run(&scene, root, &q, IntersectionLimit::None).unwrap();
+        let hits = run(
+            &scene,
+            root,
+            &q,
+            IntersectionLimit::None,
+            &Traversal::DEFAULT,
+        )
+        .unwrap();
         if let Err(e) = check_against_reference(&scene, root, &q, &hits, name) {
             panic!("{e}");
         }

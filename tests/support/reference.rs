@@ -1,8 +1,10 @@
-//! A brute-force reference for the three intersectors, shared by `tests/properties.rs`,
-//! `tests/precision.rs` and the `query` fuzz target (which includes this file by path).
+//! A brute-force reference for the three intersectors, shared by `tests/properties.rs`
+//! and the `query` and `edits` fuzz targets (which include this file by path).
 //!
-//! The reference knows nothing of the visitor, culling or local frames: it walks every
-//! node path from the root, takes the path's matrix from [`SceneGraph::local_to_world`],
+//! The reference knows nothing of the visitor's code, culling or local frames: it walks
+//! every node path from the root that the visitor's settings let through (node masks,
+//! Switch and LOD nodes, as a [`Traversal`] gives them), takes the path's matrix from
+//! [`SceneGraph::local_to_world`],
 //! moves every primitive's vertices to world space and tests them there, in `f64`, with
 //! its own formulas (Möller–Trumbore for segments, Ericson's closest point for spheres,
 //! Sutherland–Hodgman for polytopes).
@@ -14,9 +16,9 @@
 //! everything by `margin`, `Unsure` in between. [`check`] then asserts that the library
 //! found every `Hit` and no `Miss`.
 //!
-//! All queries go through [`run_query`], which takes the code path as a parameter
-//! ([`CODE_PATHS`] lists them): an accelerated traversal or a batch API can be added
-//! there and every property then checks it too.
+//! Every code path that answers queries is listed in [`CODE_PATHS`] (plain, accelerated,
+//! both batch APIs), each taking the visitor's settings: a new one added there is held
+//! to every property.
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, HashMap};
@@ -28,7 +30,7 @@ use scene_intersect::intersectors::{
     AnyIntersector, LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveKind,
     QueryError, SphereIntersector,
 };
-use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor};
+use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, LodSelection};
 
 /// A world-space query.
 #[derive(Clone, Debug)]
@@ -57,52 +59,74 @@ pub struct Hit {
     pub polygon: Vec<DVec3>,
 }
 
-/// A way of answering a query.
+/// A way of answering a query, with a visitor set as the [`Traversal`] says.
 pub type QueryFn =
-    fn(&SceneGraph, NodeId, &Query, IntersectionLimit) -> Result<Vec<Hit>, QueryError>;
+    fn(&SceneGraph, NodeId, &Query, IntersectionLimit, &Traversal) -> Result<Vec<Hit>, QueryError>;
 
 /// Every code path the properties check: the plain traversal, the accelerated one
 /// (scene index + primitive BVHs) and the two parallel batch APIs.
 pub const CODE_PATHS: &[(&str, QueryFn)] = &[
-    ("plain visitor", run_query),
-    ("accelerated visitor", run_query_accelerated),
-    ("parallel batch", run_query_batch),
-    ("mapped batch", run_query_mapped),
+    ("plain visitor", run_plain),
+    ("accelerated visitor", run_accelerated),
+    ("parallel batch", run_batch),
+    ("mapped batch", run_mapped),
 ];
 
-/// Answers `query` with the plain [`IntersectionVisitor`] (no acceleration).
+/// Answers `query` with a new plain [`IntersectionVisitor`] (no acceleration).
 pub fn run_query(
     scene: &SceneGraph,
     root: NodeId,
     query: &Query,
     limit: IntersectionLimit,
 ) -> Result<Vec<Hit>, QueryError> {
-    let mut visitor = IntersectionVisitor::new();
-    visitor.set_use_acceleration(false);
-    answer(scene, root, query, limit, |i| visitor.apply(scene, root, i))
+    run_plain(scene, root, query, limit, &Traversal::DEFAULT)
 }
 
-/// Answers `query` with the accelerated [`IntersectionVisitor`] (the default).
+/// Answers `query` with a new accelerated [`IntersectionVisitor`] (the default).
 pub fn run_query_accelerated(
     scene: &SceneGraph,
     root: NodeId,
     query: &Query,
     limit: IntersectionLimit,
 ) -> Result<Vec<Hit>, QueryError> {
-    let mut visitor = IntersectionVisitor::new();
-    answer(scene, root, query, limit, |i| visitor.apply(scene, root, i))
+    run_accelerated(scene, root, query, limit, &Traversal::DEFAULT)
 }
 
-/// Answers `query` through [`IntersectionVisitor::apply_batch`], as one of several
-/// identical queries answered in parallel; every copy must agree.
-pub fn run_query_batch(
+/// Answers `query` with the plain [`IntersectionVisitor`] (no acceleration).
+pub fn run_plain(
     scene: &SceneGraph,
     root: NodeId,
     query: &Query,
     limit: IntersectionLimit,
+    traversal: &Traversal,
 ) -> Result<Vec<Hit>, QueryError> {
-    let visitor = IntersectionVisitor::new();
-    answer(scene, root, query, limit, |i| {
+    let mut visitor = traversal.visitor(false);
+    answer(query, limit, |i| visitor.apply(scene, root, i))
+}
+
+/// Answers `query` with the accelerated [`IntersectionVisitor`].
+pub fn run_accelerated(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+    traversal: &Traversal,
+) -> Result<Vec<Hit>, QueryError> {
+    let mut visitor = traversal.visitor(true);
+    answer(query, limit, |i| visitor.apply(scene, root, i))
+}
+
+/// Answers `query` through [`IntersectionVisitor::apply_batch`], as one of several
+/// identical queries answered in parallel; every copy must agree.
+pub fn run_batch(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+    traversal: &Traversal,
+) -> Result<Vec<Hit>, QueryError> {
+    let visitor = traversal.visitor(true);
+    answer(query, limit, |i| {
         let mut copies = vec![i.clone(); 4];
         for outcome in visitor.apply_batch(scene, root, &mut copies) {
             outcome?;
@@ -119,11 +143,12 @@ pub fn run_query_batch(
 /// Answers `query` through [`IntersectionVisitor::map_batch`], twice, each time after
 /// a different query of the same kind, on one worker: the answers come from one
 /// intersector moved from query to query, as a batch moves it; both must agree.
-pub fn run_query_mapped(
+pub fn run_mapped(
     scene: &SceneGraph,
     root: NodeId,
     query: &Query,
     limit: IntersectionLimit,
+    traversal: &Traversal,
 ) -> Result<Vec<Hit>, QueryError> {
     static ONE_WORKER: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     let pool = ONE_WORKER
@@ -166,7 +191,7 @@ pub fn run_query_mapped(
             Ok(())
         }
     };
-    let visitor = IntersectionVisitor::new();
+    let visitor = traversal.visitor(true);
     let mut answers =
         pool.install(|| visitor.map_batch(scene, root, &batch, make, move_to, hits_of));
     let second = answers.pop().expect("four answers")?;
@@ -213,8 +238,6 @@ fn hits_of(i: &AnyIntersector) -> Vec<Hit> {
 
 /// Builds the intersector for `query`, runs it with `run`, converts its hits.
 fn answer(
-    _scene: &SceneGraph,
-    _root: NodeId,
     query: &Query,
     limit: IntersectionLimit,
     mut run: impl FnMut(&mut AnyIntersector) -> Result<(), QueryError>,
@@ -263,21 +286,76 @@ impl PrimitiveFunctor for Collect {
     }
 }
 
-/// Every primitive under `root`, once per node path, in world space. Handles the node
-/// kinds random scenes use (Group, relative Transform, Geode; default node masks);
-/// subtrees under a singular transform are left out, as the design says they are never
-/// hit.
+/// What the visitor's settings let through, as the reference models them: its masks and
+/// its LOD selection.
+#[derive(Clone, Copy, Debug)]
+pub struct Traversal {
+    /// The visitor's traversal mask.
+    pub traversal_mask: u32,
+    /// The visitor's override mask.
+    pub override_mask: u32,
+    /// Which children of a LOD node are visited.
+    pub lod: LodSelection,
+}
+
+impl Traversal {
+    /// A new visitor's settings: every node whose mask is not zero, the most detailed
+    /// LOD child.
+    pub const DEFAULT: Traversal = Traversal {
+        traversal_mask: !0,
+        override_mask: 0,
+        lod: LodSelection::HighestDetail,
+    };
+
+    /// A visitor with these settings; acceleration on or off.
+    pub fn visitor(&self, accelerated: bool) -> IntersectionVisitor {
+        let mut visitor = IntersectionVisitor::new();
+        visitor
+            .set_use_acceleration(accelerated)
+            .set_traversal_mask(self.traversal_mask)
+            .set_override_mask(self.override_mask)
+            .set_lod_selection(self.lod);
+        visitor
+    }
+}
+
+/// Every primitive under `root`, once per node path, in world space, as a new visitor
+/// reaches them ([`flatten_under`] with [`Traversal::DEFAULT`]).
 pub fn flatten(scene: &SceneGraph, root: NodeId) -> Vec<WorldPrimitive> {
+    flatten_under(scene, root, &Traversal::DEFAULT)
+}
+
+/// Every primitive under `root` that a visitor set as `traversal` says reaches, once per
+/// node path, in world space. Handles every node kind: a node is entered iff
+/// `traversal_mask & (override_mask | node_mask) != 0`; a Switch's enabled children; a
+/// LOD's child whose range starts nearest (the first of equals), or those whose range
+/// holds the eye's distance to the LOD's centre (its own, or its bound's) in world space;
+/// relative and absolute transforms (through [`SceneGraph::local_to_world`]). Subtrees
+/// under a singular transform are left out, as the design says they are never hit.
+pub fn flatten_under(
+    scene: &SceneGraph,
+    root: NodeId,
+    traversal: &Traversal,
+) -> Vec<WorldPrimitive> {
     let mut out = Vec::new();
     let mut path = vec![root];
-    walk(scene, &mut path, &mut out);
+    walk(scene, traversal, &mut path, &mut out);
     out
 }
 
-fn walk(scene: &SceneGraph, path: &mut Vec<NodeId>, out: &mut Vec<WorldPrimitive>) {
+fn walk(
+    scene: &SceneGraph,
+    traversal: &Traversal,
+    path: &mut Vec<NodeId>,
+    out: &mut Vec<WorldPrimitive>,
+) {
     let id = *path.last().expect("non-empty path");
     let node = scene.node(id).expect("node on the path");
-    match node.kind() {
+    if traversal.traversal_mask & (traversal.override_mask | node.node_mask()) == 0 {
+        return;
+    }
+    let children = node.children();
+    let shown: Vec<bool> = match node.kind() {
         NodeKind::Geode { drawables } => {
             let m: DMat4 = scene.local_to_world(path).expect("valid path");
             if m.determinant() == 0.0 {
@@ -297,15 +375,43 @@ fn walk(scene: &SceneGraph, path: &mut Vec<NodeId>, out: &mut Vec<WorldPrimitive
                     });
                 }
             }
+            return;
         }
-        NodeKind::Group | NodeKind::Transform(_) => {
-            for &c in node.children() {
-                path.push(c);
-                walk(scene, path, out);
-                path.pop();
+        NodeKind::Group | NodeKind::Transform(_) => vec![true; children.len()],
+        NodeKind::Switch { enabled } => enabled.clone(),
+        NodeKind::Lod(lod) => match traversal.lod {
+            LodSelection::HighestDetail => {
+                let mut nearest: Option<usize> = None;
+                for (k, range) in lod.ranges.iter().enumerate() {
+                    if nearest.is_none_or(|n| range.0 < lod.ranges[n].0) {
+                        nearest = Some(k);
+                    }
+                }
+                (0..children.len()).map(|k| Some(k) == nearest).collect()
             }
+            LodSelection::EyePoint(eye) => {
+                let center = match lod.center {
+                    Some(c) => c,
+                    None => match scene.node_bound(id) {
+                        Some(bound) => bound.center,
+                        None => return,
+                    },
+                };
+                let m = scene.local_to_world(path).expect("valid path");
+                let distance = m.transform_point3(center).distance(eye);
+                lod.ranges
+                    .iter()
+                    .map(|&(min, max)| min <= distance && distance < max)
+                    .collect()
+            }
+        },
+    };
+    for (&c, on) in children.iter().zip(shown) {
+        if on {
+            path.push(c);
+            walk(scene, traversal, path, out);
+            path.pop();
         }
-        other => panic!("the reference does not handle {}", other.name()),
     }
 }
 
@@ -522,7 +628,7 @@ pub fn verdicts(
     query: &Query,
     margin: f64,
 ) -> Vec<(PrimKey, Verdict)> {
-    verdicts_with_parts(scene, root, query, margin)
+    verdicts_with_parts(scene, root, query, margin, &Traversal::DEFAULT)
         .into_iter()
         .map(|(k, v, _)| (k, v))
         .collect()
@@ -545,16 +651,17 @@ fn verdict_of(prim: &WorldPrimitive, query: &Query, margin: f64) -> Verdict {
     }
 }
 
-/// [`verdicts`] plus the number of parts of each key.
+/// [`verdicts`] plus the number of parts of each key, for a visitor set as `traversal`.
 pub fn verdicts_with_parts(
     scene: &SceneGraph,
     root: NodeId,
     query: &Query,
     margin: f64,
+    traversal: &Traversal,
 ) -> Vec<(PrimKey, Verdict, usize)> {
     let mut out: Vec<(PrimKey, Verdict, usize)> = Vec::new();
     let mut index: HashMap<PrimKey, usize> = HashMap::new();
-    for prim in flatten(scene, root) {
+    for prim in flatten_under(scene, root, traversal) {
         let v = verdict_of(&prim, query, margin);
         match index.get(&prim.key) {
             Some(&i) => {
@@ -576,10 +683,8 @@ pub fn verdicts_with_parts(
     out
 }
 
-/// Checks hits found with limit `None` against the reference: every sure hit found, no
-/// sure miss found, no key reported more often than it has parts, and the least order
-/// key of a sure hit within `key_tolerance` of the reference's. Returns a description of
-/// the first disagreement.
+/// Checks hits found with limit `None` by a new visitor against the reference
+/// ([`check_under`] with [`Traversal::DEFAULT`]).
 pub fn check(
     scene: &SceneGraph,
     root: NodeId,
@@ -588,11 +693,35 @@ pub fn check(
     margin: f64,
     key_tolerance: f64,
 ) -> Result<(), String> {
+    check_under(
+        scene,
+        root,
+        query,
+        hits,
+        margin,
+        key_tolerance,
+        &Traversal::DEFAULT,
+    )
+}
+
+/// Checks hits found with limit `None` by a visitor set as `traversal` against the
+/// reference: every sure hit found, no sure miss found, no key reported more often than
+/// it has parts, and the least order key of a sure hit within `key_tolerance` of the
+/// reference's. Returns a description of the first disagreement.
+pub fn check_under(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    hits: &[Hit],
+    margin: f64,
+    key_tolerance: f64,
+    traversal: &Traversal,
+) -> Result<(), String> {
     let mut found: HashMap<&PrimKey, Vec<&Hit>> = HashMap::new();
     for h in hits {
         found.entry(&h.key).or_default().push(h);
     }
-    let verdicts = verdicts_with_parts(scene, root, query, margin);
+    let verdicts = verdicts_with_parts(scene, root, query, margin, traversal);
     for (key, verdict, parts) in &verdicts {
         let got = found.remove(key).unwrap_or_default();
         if got.len() > *parts {
