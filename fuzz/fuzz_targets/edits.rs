@@ -21,9 +21,7 @@ use scene_intersect::intersectors::{
     AnyIntersector, IntersectorGroup, LineSegmentIntersector, Polytope, PolytopeIntersector,
     SphereIntersector,
 };
-use scene_intersect::visitor::{
-    CoordinateFrame, IntersectionLimit, IntersectionVisitor, Intersector, LodSelection,
-};
+use scene_intersect::visitor::{CoordinateFrame, IntersectionLimit, Intersector, LodSelection};
 
 #[path = "../../tests/support/reference.rs"]
 mod reference;
@@ -110,9 +108,8 @@ struct Input {
 /// How a step's queries are given and its visitor set up.
 #[derive(Clone, Copy)]
 struct Visiting {
-    traversal_mask: u32,
-    override_mask: u32,
-    lod_selection: LodSelection,
+    /// The visitor's masks and LOD selection.
+    traversal: reference::Traversal,
     /// Queries in VIEW coordinates under this view matrix; in MODEL ones without.
     view: Option<DMat4>,
 }
@@ -120,9 +117,7 @@ struct Visiting {
 impl Visiting {
     /// MODEL queries, every node mask, the most detailed LOD child.
     const DEFAULT: Visiting = Visiting {
-        traversal_mask: !0,
-        override_mask: 0,
-        lod_selection: LodSelection::HighestDetail,
+        traversal: reference::Traversal::DEFAULT,
         view: None,
     };
 
@@ -173,12 +168,7 @@ fn answer<I: Intersector>(
     visiting: Visiting,
     accelerated: bool,
 ) -> Result<I, String> {
-    let mut visitor = IntersectionVisitor::new();
-    visitor
-        .set_use_acceleration(accelerated)
-        .set_traversal_mask(visiting.traversal_mask)
-        .set_override_mask(visiting.override_mask)
-        .set_lod_selection(visiting.lod_selection);
+    let mut visitor = visiting.traversal.visitor(accelerated);
     if let Some(view) = visiting.view {
         visitor.set_view_matrix(view);
     }
@@ -409,15 +399,17 @@ fuzz_target!(|input: Input| {
             0
         };
         let visiting = Visiting {
-            traversal_mask: u32::from(step.traversal_mask) | high,
-            override_mask: u32::from(step.override_mask),
-            lod_selection: step.eye.map_or(LodSelection::HighestDetail, |g| {
-                LodSelection::EyePoint(DVec3::new(
-                    f64::from(g[0]),
-                    f64::from(g[1]),
-                    f64::from(g[2]),
-                ))
-            }),
+            traversal: reference::Traversal {
+                traversal_mask: u32::from(step.traversal_mask) | high,
+                override_mask: u32::from(step.override_mask),
+                lod: step.eye.map_or(LodSelection::HighestDetail, |g| {
+                    LodSelection::EyePoint(DVec3::new(
+                        f64::from(g[0]),
+                        f64::from(g[1]),
+                        f64::from(g[2]),
+                    ))
+                }),
+            },
             view: step.view.as_ref().map(|x| xform(x).0),
         };
         for limit in [
@@ -463,11 +455,7 @@ fuzz_target!(|input: Input| {
         }
         // The plain traversal in MODEL coordinates under the step's masks and LOD
         // selection, against the reference computed from the edited scene from scratch.
-        let traversal = reference::Traversal {
-            traversal_mask: visiting.traversal_mask,
-            override_mask: visiting.override_mask,
-            lod: visiting.lod_selection,
-        };
+        let traversal = visiting.traversal;
         for (query, tame_query) in &queries {
             if tame && *tame_query {
                 let (scene, root) = (&built.scene, built.root);

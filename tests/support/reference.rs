@@ -100,8 +100,7 @@ pub fn run_plain(
     limit: IntersectionLimit,
     traversal: &Traversal,
 ) -> Result<Vec<Hit>, QueryError> {
-    let mut visitor = traversal.visitor(false);
-    answer(query, limit, |i| visitor.apply(scene, root, i))
+    run_alone(scene, root, query, limit, traversal.visitor(false))
 }
 
 /// Answers `query` with the accelerated [`IntersectionVisitor`].
@@ -112,7 +111,17 @@ pub fn run_accelerated(
     limit: IntersectionLimit,
     traversal: &Traversal,
 ) -> Result<Vec<Hit>, QueryError> {
-    let mut visitor = traversal.visitor(true);
+    run_alone(scene, root, query, limit, traversal.visitor(true))
+}
+
+/// Answers `query` with `visitor`, one query at a time.
+fn run_alone(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+    mut visitor: IntersectionVisitor,
+) -> Result<Vec<Hit>, QueryError> {
     answer(query, limit, |i| visitor.apply(scene, root, i))
 }
 
