@@ -46,9 +46,53 @@ fn square_at(y: f32) -> Geometry {
     ])
 }
 
+/// An intersector's hits, to compare two traversals' answers.
+trait Hits {
+    type Hit: PartialEq + std::fmt::Debug;
+    fn hits(&self) -> &[Self::Hit];
+}
+
+impl Hits for LineSegmentIntersector {
+    type Hit = LineSegmentHit;
+    fn hits(&self) -> &[LineSegmentHit] {
+        self.intersections()
+    }
+}
+
+impl Hits for PolytopeIntersector {
+    type Hit = PolytopeHit;
+    fn hits(&self) -> &[PolytopeHit] {
+        self.intersections()
+    }
+}
+
+impl Hits for SphereIntersector {
+    type Hit = SphereHit;
+    fn hits(&self) -> &[SphereHit] {
+        self.intersections()
+    }
+}
+
+/// Answers `query` with a new (accelerated) visitor, and checks that the plain traversal
+/// gives the same hits: the plain one culls by node bounds, the accelerated one by its
+/// own trees, so a test of either alone would miss a wrong bound.
+fn apply_both<I: Intersector + Hits + Clone>(s: &SceneGraph, root: NodeId, query: &mut I) {
+    let mut plain = query.clone();
+    let mut visitor = IntersectionVisitor::new();
+    visitor.apply(s, root, query).unwrap();
+    visitor.set_use_acceleration(false);
+    visitor.apply(s, root, &mut plain).unwrap();
+    assert_eq!(
+        query.hits(),
+        plain.hits(),
+        "accelerated and plain traversals differ"
+    );
+}
+
+/// The hits of the segment from `a` to `b` (both traversals, see [`apply_both`]).
 fn segment_hits(s: &SceneGraph, root: NodeId, a: DVec3, b: DVec3) -> Vec<LineSegmentHit> {
     let mut i = LineSegmentIntersector::new(a, b).unwrap();
-    IntersectionVisitor::new().apply(s, root, &mut i).unwrap();
+    apply_both(s, root, &mut i);
     i.take_intersections()
 }
 
@@ -218,9 +262,7 @@ fn scaled_transforms_report_world_units() {
     // Sphere of radius 3 centred 3 m above the square: touches it (closed ball), at a
     // world distance of 3 (1.5 in local units).
     let mut sphere = SphereIntersector::new(DVec3::new(1.5, 15.0, 0.0), 3.0).unwrap();
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut sphere)
-        .unwrap();
+    apply_both(&s, root, &mut sphere);
     // Triangle 1 (z >= x) is sqrt(3^2 + 0.75^2 + 0.75^2) = 3.18 away: missed.
     let h = sphere.intersections();
     assert_eq!(h.len(), 1);
@@ -235,9 +277,7 @@ fn scaled_transforms_report_world_units() {
     let mut poly = PolytopeIntersector::new(
         Polytope::from_box(DVec3::new(-5.0, 11.0, -5.0), DVec3::new(5.0, 13.0, 5.0)).unwrap(),
     );
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut poly)
-        .unwrap();
+    apply_both(&s, root, &mut poly);
     let h = poly.intersections();
     assert_eq!(h.len(), 2);
     assert_eq!(h[0].primitive_index, 1);
@@ -265,9 +305,7 @@ fn polytope_through_a_triangle_without_a_vertex_inside() {
     let mut poly = PolytopeIntersector::new(
         Polytope::from_box(DVec3::new(-0.5, -0.5, -0.5), DVec3::new(0.5, 0.5, 0.5)).unwrap(),
     );
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut poly)
-        .unwrap();
+    apply_both(&s, root, &mut poly);
     let h = poly.intersections();
     assert_eq!(h.len(), 1);
     // The clipped part is the box's section: the square [-0.5, 0.5]^2 at y = 0.
@@ -294,23 +332,17 @@ fn touching_contacts_count() {
     );
     let cube = Polytope::from_box(DVec3::ZERO, DVec3::ONE).unwrap();
     let mut poly = PolytopeIntersector::new(cube.clone());
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut poly)
-        .unwrap();
+    apply_both(&s, root, &mut poly);
     assert_eq!(poly.intersections().len(), 1);
     assert_eq!(poly.intersections()[0].polygon.as_slice(), &[DVec3::ONE]);
     // A ball of radius 1 centred at (0, 1, 1) touches the vertex exactly.
     let mut ball = SphereIntersector::new(DVec3::new(0.0, 1.0, 1.0), 1.0).unwrap();
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut ball)
-        .unwrap();
+    apply_both(&s, root, &mut ball);
     assert_eq!(ball.intersections().len(), 1);
     assert_eq!(ball.intersections()[0].distance, 1.0);
     // Slightly smaller: nothing.
     let mut ball = SphereIntersector::new(DVec3::new(0.0, 1.0, 1.0), 0.999).unwrap();
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut ball)
-        .unwrap();
+    apply_both(&s, root, &mut ball);
     assert!(ball.intersections().is_empty());
     // All normals flipped outward: the region is empty, nothing at the centre.
     let flipped = Polytope::new(cube.planes().iter().map(|p| -*p)).unwrap();
@@ -325,9 +357,7 @@ fn touching_contacts_count() {
             Vec3::new(0.5, 0.5, 0.6),
         ]),
     );
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut poly)
-        .unwrap();
+    apply_both(&s, root, &mut poly);
     assert!(poly.intersections().is_empty());
 }
 
@@ -431,7 +461,7 @@ fn limits() {
     let (a, b) = (DVec3::new(0.1, 5.0, 0.3), DVec3::new(0.1, -5.0, 0.3));
     let run = |limit| {
         let mut i = LineSegmentIntersector::new(a, b).unwrap().with_limit(limit);
-        IntersectionVisitor::new().apply(&s, root, &mut i).unwrap();
+        apply_both(&s, root, &mut i);
         i.take_intersections()
     };
     let all = run(IntersectionLimit::None);
@@ -441,8 +471,24 @@ fn limits() {
     );
     let nearest = run(IntersectionLimit::Nearest);
     assert_eq!(nearest, vec![all[0].clone()]);
-    assert_eq!(run(IntersectionLimit::One).len(), 1);
     assert_eq!(run(IntersectionLimit::OnePerDrawable).len(), 3);
+    // `One` stops at the first hit the traversal finds, which depends on its order: the
+    // plain traversal's is the scene's (here the square at y = 3, added first), the
+    // accelerated one's its trees'. Either way it is one hit of the full list.
+    for accelerated in [true, false] {
+        let mut i = LineSegmentIntersector::new(a, b)
+            .unwrap()
+            .with_limit(IntersectionLimit::One);
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        visitor.apply(&s, root, &mut i).unwrap();
+        let one = i.intersections();
+        assert_eq!(one.len(), 1, "accelerated: {accelerated}");
+        assert!(all.contains(&one[0]), "accelerated: {accelerated}");
+        if !accelerated {
+            assert_eq!(one[0].world_point.y, 3.0);
+        }
+    }
 }
 
 #[test]
@@ -463,9 +509,7 @@ fn a_shared_geode_is_hit_once_per_instance() {
         Polytope::from_box(DVec3::new(-2.0, -1.0, -0.5), DVec3::new(12.0, 1.0, 0.5)).unwrap(),
     )
     .with_limit(IntersectionLimit::OnePerDrawable);
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut poly)
-        .unwrap();
+    apply_both(&s, root, &mut poly);
     let hits = poly.intersections();
     assert_eq!(hits.len(), 2);
     assert_ne!(hits[0].node_path, hits[1].node_path);
@@ -543,7 +587,7 @@ fn picking_tolerance_lets_segments_hit_lines_and_points() {
         .unwrap()
         .with_picking_tolerance(0.15)
         .unwrap();
-    IntersectionVisitor::new().apply(&s, root, &mut i).unwrap();
+    apply_both(&s, root, &mut i);
     let h = i.intersections();
     assert_eq!(h.len(), 1);
     assert_eq!(h[0].primitive_kind, PrimitiveKind::Line);
@@ -554,7 +598,7 @@ fn picking_tolerance_lets_segments_hit_lines_and_points() {
         .unwrap()
         .with_picking_tolerance(0.06)
         .unwrap();
-    IntersectionVisitor::new().apply(&s, root, &mut i).unwrap();
+    apply_both(&s, root, &mut i);
     assert_eq!(i.intersections().len(), 1);
     assert_eq!(i.intersections()[0].primitive_kind, PrimitiveKind::Point);
     assert_eq!(i.intersections()[0].primitive_index, 1);
@@ -621,12 +665,8 @@ fn intersector_group_answers_like_separate_queries() {
         .apply(&s, root, &mut group)
         .unwrap();
     let (mut seg1, mut ball1) = (seg, ball);
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut seg1)
-        .unwrap();
-    IntersectionVisitor::new()
-        .apply(&s, root, &mut ball1)
-        .unwrap();
+    apply_both(&s, root, &mut seg1);
+    apply_both(&s, root, &mut ball1);
     match group.members() {
         [AnyIntersector::LineSegment(g), AnyIntersector::Sphere(b)] => {
             assert_eq!(g.intersections(), seg1.intersections());

@@ -150,7 +150,9 @@ impl IntersectionVisitor {
     }
 
     /// Whether drawables' acceleration structures are used (default: yes; the answers
-    /// are identical either way, only the speed differs).
+    /// are identical either way, only the speed differs, but for which hit
+    /// [`IntersectionLimit::One`](crate::visitor::IntersectionLimit::One) keeps when
+    /// there are several).
     pub fn use_acceleration(&self) -> bool {
         self.use_acceleration
     }

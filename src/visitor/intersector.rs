@@ -19,7 +19,11 @@ pub enum IntersectionLimit {
     /// visited twice).
     OnePerDrawable,
     /// Stop the whole traversal at the first hit found (any hit: the cheapest "is there
-    /// anything?" query).
+    /// anything?" query). Which hit is found first depends on the order of the
+    /// traversal, as with OSG's `LIMIT_ONE` and its KdTrees: the plain traversal meets
+    /// nodes in the scene's order, the accelerated one nearest first through its trees.
+    /// So with and without acceleration there is one hit exactly when there is any, but
+    /// not always the same one; use [`Nearest`](Self::Nearest) for one that is.
     One,
     /// Only the nearest hit of the whole scene.
     Nearest,
