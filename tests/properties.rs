@@ -18,7 +18,7 @@ use glam::{DMat4, DQuat, DVec3, Vec3};
 use proptest::prelude::*;
 use reference::{Hit, Query, Traversal, CODE_PATHS};
 use scene_intersect::drawable::{PrimitiveMode, PrimitiveSet};
-use scene_intersect::graph::{DrawableId, NodeId, SceneGraph};
+use scene_intersect::graph::{DrawableId, NodeId, ReferenceFrame, SceneGraph};
 use scene_intersect::intersectors::Polytope;
 use scene_intersect::visitor::{IntersectionLimit, LodSelection};
 
@@ -237,6 +237,9 @@ enum Edit {
     Mask(usize, u32),
     /// A child of the Switch, if there is one, is turned on or off.
     Toggle(usize, bool),
+    /// A transform's matrix becomes absolute (placed in world space whatever is above
+    /// it) or relative again.
+    Frame(usize, bool),
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -249,6 +252,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0usize..4, 0usize..6).prop_map(|(g, t)| Edit::Unplace(g, t)),
         (0usize..12, node_mask()).prop_map(|(k, m)| Edit::Mask(k, m)),
         (0usize..4, any::<bool>()).prop_map(|(k, on)| Edit::Toggle(k, on)),
+        (0usize..8, any::<bool>()).prop_map(|(k, absolute)| Edit::Frame(k, absolute)),
     ]
 }
 
@@ -396,6 +400,15 @@ impl Built {
                     let n = self.scene.node(switch).unwrap().children().len();
                     self.scene.set_switch_child(switch, k % n, *on).unwrap();
                 }
+            }
+            Edit::Frame(k, absolute) => {
+                let id = self.transforms[k % self.transforms.len()];
+                let frame = if *absolute {
+                    ReferenceFrame::Absolute
+                } else {
+                    ReferenceFrame::Relative
+                };
+                self.scene.set_reference_frame(id, frame).unwrap();
             }
         }
     }
@@ -616,8 +629,9 @@ proptest! {
     /// structure: scene index, world tree, primitive trees) leave nothing stale: after
     /// each edit every code path answers exactly as the plain traversal does, and that
     /// answer agrees with the reference computed from the edited scene. The scene may
-    /// hold a Switch and a LOD over its parts and node masks, which edits change too, and
-    /// the visitor may have other masks and select LOD children by an eye point.
+    /// hold a Switch and a LOD over its parts and node masks, which edits change too (as
+    /// they make transforms absolute), and the visitor may have other masks and select
+    /// LOD children by an eye point.
     #[test]
     fn edits_leave_no_code_path_stale(
         spec in scene_spec(),

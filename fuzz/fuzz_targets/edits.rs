@@ -309,8 +309,7 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
             let id = pick(&built.nodes, *node);
             let is_transform = is_transform(scene, id);
             assert_eq!(scene.set_reference_frame(id, frame).is_ok(), is_transform);
-            // The reference knows relative transforms only.
-            !(is_transform && *absolute)
+            true
         }
         EditSpec::Remove { node } => {
             let id = pick(&built.nodes, *node);
