@@ -758,3 +758,52 @@ fn a_ball_whose_centre_overflows_in_a_frame_still_finds_what_it_holds() {
     let p = plain[0].world_point;
     assert!(p.z == 0.0 && (0.0..=1.0).contains(&p.x) && (0.0..=1.0).contains(&p.y));
 }
+
+/// Found by the `edits` fuzz target: a polytope's plane that overflows in the frame of
+/// an outer transform but not in the drawable's. The outer transform stretches y by
+/// 10^300 and the inner one squeezes it back by 10^-300, so the drawable sits in world
+/// space as it is. The plane y >= 1 given as (0, 10^10, 0, -10^10) is, in the outer
+/// frame, (0, 10^310, 0, -10^10): past `f64`, so not a number once normalized. The
+/// plain traversal, testing the inner transform's bound with that plane, culled it and
+/// found nothing, while the accelerated walk, which moves the planes straight to the
+/// drawable's frame (where they are the world's), found the triangle. A plane that is
+/// not a number no longer culls, so both find it.
+#[test]
+fn a_plane_that_overflows_in_an_outer_frame_culls_nothing_below_it() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let stretch = scene
+        .add_transform("stretch", DMat4::from_scale(DVec3::new(1.0, 1e300, 1.0)))
+        .unwrap();
+    let squeeze = scene
+        .add_transform("squeeze", DMat4::from_scale(DVec3::new(1.0, 1e-300, 1.0)))
+        .unwrap();
+    let triangle = Geometry::new(vec![
+        Vec3::new(0.0, 2.0, 0.0),
+        Vec3::new(1.0, 2.0, 0.0),
+        Vec3::new(0.0, 2.0, 1.0),
+    ])
+    .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+    .unwrap();
+    let drawable = scene.add_drawable("triangle", triangle);
+    let geode = scene.add_geode("geode");
+    scene.add_drawable_to_geode(geode, drawable).unwrap();
+    scene.add_child(squeeze, geode).unwrap();
+    scene.add_child(stretch, squeeze).unwrap();
+    scene.add_child(root, stretch).unwrap();
+    let plane = DVec4::new(0.0, 1e10, 0.0, -1e10);
+    // In the outer frame the plane's normal has overflowed.
+    let outer = DMat4::from_scale(DVec3::new(1.0, 1e300, 1.0)).transpose() * plane;
+    assert_eq!(outer.y, f64::INFINITY);
+    for accelerated in [false, true] {
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        let mut polytope = PolytopeIntersector::new(Polytope::new([plane]).unwrap());
+        visitor.apply(&scene, root, &mut polytope).unwrap();
+        let hits = polytope.intersections();
+        assert_eq!(hits.len(), 1, "accelerated {accelerated}");
+        // The whole triangle is inside: its corners, at y = 2 in world space.
+        assert_eq!(hits[0].polygon.len(), 3, "accelerated {accelerated}");
+        assert!(hits[0].polygon.iter().all(|p| p.y == 2.0));
+    }
+}

@@ -717,9 +717,14 @@ impl Intersector for PolytopeIntersector {
             return true;
         }
         let reach = bound.radius + cull_padding(bound.radius, bound.center.abs().max_element());
+        // Culled only by a plane that surely leaves the sphere outside. In the frame of a
+        // transform whose matrix carries the planes past `f64`'s range a plane is not a
+        // number; the frames below, where the planes are moved from the world again,
+        // may still be in range (and the walks of the scene index, which move them
+        // straight to a drawable's frame, find what is hit there).
         normalized_planes(&local.planes)
             .iter()
-            .all(|p| p.truncate().dot(bound.center) + p.w >= -reach)
+            .all(|p| !(p.truncate().dot(bound.center) + p.w < -reach))
     }
 
     fn enter_drawable(&self, local: &LocalPolytope, bound: &BoundingBox) -> bool {
