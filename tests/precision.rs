@@ -807,3 +807,56 @@ fn a_plane_that_overflows_in_an_outer_frame_culls_nothing_below_it() {
         assert!(hits[0].polygon.iter().all(|p| p.y == 2.0));
     }
 }
+
+/// Found by the `edits` fuzz target: the plain traversal's nearest-hit search skips a
+/// node whose sphere starts past the best hit so far, measuring the distance from the
+/// segment's start to the sphere's centre. For a sphere 10^200 units across that
+/// distance squared overflowed, the sphere seemed to start infinitely far away, and a
+/// nearer hit inside it was skipped. Here a triangle stretched along x by 10^200 (and
+/// squeezed along z by 10^-100, which keeps the matrix invertible) and centred
+/// 5·10^199 units away covers the origin, where a unit segment down the y axis crosses
+/// it at ratio 1/2, after the search met a small triangle at ratio 3/4.
+#[test]
+fn a_nearest_hit_inside_a_sphere_too_large_to_square_is_found() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let square = |y: f32| {
+        Geometry::new(vec![
+            Vec3::new(-1.0, y, -1.0),
+            Vec3::new(1.0, y, -1.0),
+            Vec3::new(-1.0, y, 1.0),
+        ])
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+        .unwrap()
+    };
+    let small = scene.add_drawable("small", square(-0.5));
+    let small_geode = scene.add_geode("small");
+    scene.add_drawable_to_geode(small_geode, small).unwrap();
+    scene.add_child(root, small_geode).unwrap();
+    let huge = scene.add_drawable("huge", square(0.0));
+    let huge_geode = scene.add_geode("huge");
+    scene.add_drawable_to_geode(huge_geode, huge).unwrap();
+    let place = DMat4::from_translation(DVec3::new(5e199, 0.0, 0.0))
+        * DMat4::from_scale(DVec3::new(1e200, 1.0, 1e-100));
+    let stretch = scene.add_transform("stretch", place).unwrap();
+    scene.add_child(stretch, huge_geode).unwrap();
+    scene.add_child(root, stretch).unwrap();
+    // The origin, where the segment crosses y = 0, is in the huge triangle: local
+    // (-0.5, 0, 0), with x + z <= 0.
+    assert_eq!(
+        place.inverse().transform_point3(DVec3::ZERO),
+        DVec3::new(-0.5, 0.0, 0.0)
+    );
+    for accelerated in [false, true] {
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        let mut segment = LineSegmentIntersector::new(DVec3::Y, -DVec3::Y)
+            .unwrap()
+            .with_limit(IntersectionLimit::Nearest);
+        visitor.apply(&scene, root, &mut segment).unwrap();
+        let hits = segment.intersections();
+        assert_eq!(hits.len(), 1, "accelerated {accelerated}");
+        assert_eq!(hits[0].drawable, huge, "accelerated {accelerated}");
+        assert_eq!(hits[0].ratio, 0.5, "accelerated {accelerated}");
+    }
+}

@@ -556,8 +556,12 @@ impl Intersector for LineSegmentIntersector {
         }
         let best = self.best_ratio();
         if best.is_finite() {
-            // The sphere cannot hold a point nearer than this along the segment.
-            let earliest = (local.start.distance(bound.center) - reach) / local.direction.length();
+            // The sphere cannot hold a point nearer than this along the segment. (Lengths
+            // at any scale: in the frame of an extreme matrix a sphere 10^289 across
+            // squares past `f64`, and an infinite distance culled a sphere the segment
+            // starts in.)
+            let earliest = (length_at_any_scale(local.start - bound.center) - reach)
+                / length_at_any_scale(local.direction);
             if earliest > best {
                 return false;
             }
