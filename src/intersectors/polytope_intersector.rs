@@ -722,9 +722,10 @@ impl Intersector for PolytopeIntersector {
         // number; the frames below, where the planes are moved from the world again,
         // may still be in range (and the walks of the scene index, which move them
         // straight to a drawable's frame, find what is hit there).
-        normalized_planes(&local.planes)
-            .iter()
-            .all(|p| !(p.truncate().dot(bound.center) + p.w < -reach))
+        normalized_planes(&local.planes).iter().all(|p| {
+            let value = p.truncate().dot(bound.center) + p.w;
+            value >= -reach || value.is_nan()
+        })
     }
 
     fn enter_drawable(&self, local: &LocalPolytope, bound: &BoundingBox) -> bool {
