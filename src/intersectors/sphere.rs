@@ -101,6 +101,16 @@ fn check_ball(center: DVec3, radius: f64) -> Result<(), QueryError> {
     Ok(())
 }
 
+/// The largest condition number (the product of a frame's matrix's and its inverse's
+/// largest scales, see [`max_scale`]) of a frame in which the ball culls. The rounding
+/// of a vertex moved to world space, seen back in its frame, is about 2·10^-16 of the
+/// vertex's size times the condition: here at most 2·10^-12, against the culls'
+/// padding of 10^-9 of a bound's radius and 10^-12 of its distance from the frame's
+/// origin. Frames of real scenes are far better conditioned: by this measure (from
+/// Frobenius norms, which bound the largest scales from above) a rotation or a uniform
+/// scale is 3, a scale of 100 along one axis and 1 along the others about 140.
+const MAX_CULLING_CONDITION: f64 = 1e4;
+
 /// The ball as seen from one local frame (for culling; tests run in world space).
 #[derive(Clone, Debug)]
 pub struct LocalSphere {
@@ -460,15 +470,26 @@ impl Intersector for SphereIntersector {
         Ok(())
     }
 
-    fn localize(&self, _local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSphere {
+    fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSphere {
         let center = world_to_local.transform_point3(self.world_center);
-        let radius = self.radius * max_scale(world_to_local);
-        if center.is_finite() && radius.is_finite() {
+        let inverse_scale = max_scale(world_to_local);
+        let radius = self.radius * inverse_scale;
+        // Culls in this frame are exact for the ball, but the exact tests run in world
+        // space, on vertices moved there and rounded: seen back in this frame, that
+        // rounding grows with the frame's condition number, the product of the
+        // matrix's and its inverse's largest scales. A frame that stretches one
+        // direction 10^300 times more than another (found by the `edits` fuzz target)
+        // made a line 127 units from the ball here pass, in world space, through its
+        // centre: the plain traversal culled it and the accelerated one, testing world
+        // boxes, found it. Past `MAX_CULLING_CONDITION` no test here refuses anything.
+        let condition = max_scale(local_to_world) * inverse_scale;
+        if center.is_finite() && radius.is_finite() && condition <= MAX_CULLING_CONDITION {
             LocalSphere { center, radius }
         } else {
             // The frame's inverse takes the ball past `f64` (a centre of +∞ − ∞ = NaN,
-            // a radius of 0 × ∞): no test in this frame may refuse anything, as the
-            // exact tests, in world space, may still find hits.
+            // a radius of 0 × ∞), or the frame is too ill-conditioned: no test in this
+            // frame may refuse anything, as the exact tests, in world space, may still
+            // find hits.
             LocalSphere::EVERYWHERE
         }
     }
@@ -626,5 +647,27 @@ mod tests {
         let ball = SphereIntersector::new(DVec3::new(1.0, 2.0, 3.0), 0.5).unwrap();
         let local = ball.localize(&DMat4::IDENTITY, &DMat4::IDENTITY);
         assert!(!ball.enter_node(&local, &BoundingSphere::new(DVec3::splat(9.0), 1.0)));
+    }
+
+    #[test]
+    fn a_frame_too_ill_conditioned_for_world_space_tests_culls_nothing() {
+        // A ball of radius 0.5 at the origin; a node sphere 8 units away along x in the
+        // frame, which culls it unless the frame is too ill-conditioned.
+        let ball = SphereIntersector::new(DVec3::ZERO, 0.5).unwrap();
+        let far = BoundingSphere::new(DVec3::new(8.0, 0.0, 0.0), 1.0);
+        let culls = |x_scale: f64, y_scale: f64| {
+            let local_to_world = DMat4::from_scale(DVec3::new(x_scale, y_scale, 1.0));
+            let local = ball.localize(&local_to_world, &local_to_world.inverse());
+            !ball.enter_node(&local, &far)
+        };
+        // Frobenius norms: scales (s, 1, 1) give a condition of about s·√2 (s >= 1).
+        assert!(culls(1.0, 1.0));
+        assert!(culls(1.0, 1e3));
+        assert!(culls(7000.0, 1.0));
+        // Past 10^4 no test in the frame refuses anything: vertices moved to world space
+        // there are rounded by more than the culls pad.
+        assert!(!culls(8000.0, 1.0));
+        assert!(!culls(1e-300, 1e3));
+        assert!(!culls(1.0, 1e200));
     }
 }
