@@ -104,11 +104,13 @@ fn check_ball(center: DVec3, radius: f64) -> Result<(), QueryError> {
 /// The largest condition number (the product of a frame's matrix's and its inverse's
 /// largest scales, see [`max_scale`]) of a frame in which the ball culls. The rounding
 /// of a vertex moved to world space, seen back in its frame, is about 2·10^-16 of the
-/// vertex's size times the condition: here at most 2·10^-12, against the culls'
-/// padding of 10^-9 of a bound's radius and 10^-12 of its distance from the frame's
-/// origin. Frames of real scenes are far better conditioned: by this measure (from
-/// Frobenius norms, which bound the largest scales from above) a rotation or a uniform
-/// scale is 3, a scale of 100 along one axis and 1 along the others about 140.
+/// vertex's size times the condition: up to this limit at most 2·10^-12, the order of
+/// the culls' padding (10^-9 of a bound's radius, 10^-12 of its distance from the
+/// frame's origin); far past it (10^300 in the input that found this) the culls refused
+/// what the world-space tests hit. Frames of real scenes are far better conditioned:
+/// by this measure (from Frobenius norms, which bound the largest scales from above) a
+/// rotation or a uniform scale is 3, a scale of 100 along one axis and 1 along the
+/// others about 140.
 const MAX_CULLING_CONDITION: f64 = 1e4;
 
 /// The ball as seen from one local frame (for culling; tests run in world space).
