@@ -2,7 +2,8 @@
 //! `set_sphere`) answers every query exactly as a new intersector would, keeps its
 //! settings, and drops the previous query's hits when moved.
 
-use glam::{DQuat, DVec3, DVec4};
+use glam::{DQuat, DVec3, DVec4, Vec3};
+use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
     LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, SphereIntersector,
@@ -150,4 +151,72 @@ fn moving_drops_the_last_hits_and_refuses_bad_input() {
     assert!(!polytope.intersections().is_empty());
     polytope.set_polytope(whole);
     assert!(polytope.intersections().is_empty());
+}
+
+/// A 60 × 60 cell terrain of 7 200 triangles in one drawable placed once (so the scene
+/// index keeps its triangles in its own tree, which queries cull with the polytope's
+/// world planes), over `[-30, 30]` in x and z, rippled between y = 0 and y = 0.25.
+fn terrain() -> (SceneGraph, NodeId) {
+    let (cells, n) = (60u32, 61u32);
+    let mut vertices = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            let y = if (i + j) % 2 == 0 { 0.0 } else { 0.25 };
+            vertices.push(Vec3::new(i as f32 - 30.0, y, j as f32 - 30.0));
+        }
+    }
+    let mut indices = Vec::new();
+    for j in 0..cells {
+        for i in 0..cells {
+            let a = j * n + i;
+            indices.extend([a, a + 1, a + n + 1, a, a + n + 1, a + n]);
+        }
+    }
+    let ground = Geometry::new(vertices)
+        .with_primitive_set(PrimitiveSet::draw_elements_u32(
+            PrimitiveMode::Triangles,
+            indices,
+        ))
+        .unwrap();
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let geode = scene.add_geode("ground");
+    let drawable = scene.add_drawable("ground", ground);
+    scene.add_drawable_to_geode(geode, drawable).unwrap();
+    scene.add_child(root, geode).unwrap();
+    (scene, root)
+}
+
+#[test]
+fn a_polytope_intersector_moved_between_boxes_and_scaled_planes_answers_as_a_new_one() {
+    // A box's planes have unit normals and are used as they are; the same box given as
+    // planes scaled by 3 has its planes normalized by the intersector. Moving one
+    // intersector between the two kinds must never leave it culling with the planes
+    // it prepared for an earlier polytope.
+    let (scene, root) = terrain();
+    let mut v = IntersectionVisitor::new();
+    let car = |k: usize| {
+        let c = DVec3::new(-24.0 + 2.3 * k as f64, 0.5, 20.0 - 1.7 * k as f64);
+        let b = Polytope::from_oriented_box(
+            c,
+            DVec3::new(1.0, 0.75, 2.0),
+            DQuat::from_rotation_y(0.3 * k as f64),
+        )
+        .unwrap();
+        if k % 3 == 0 {
+            b
+        } else {
+            Polytope::new(b.planes().iter().map(|&p| p * (k % 3) as f64 * 3.0)).unwrap()
+        }
+    };
+    let mut reused = PolytopeIntersector::new(car(0));
+    for k in 0..20 {
+        reused.set_polytope(car(k));
+        v.apply(&scene, root, &mut reused).unwrap();
+        let mut fresh = PolytopeIntersector::new(car(k));
+        v.apply(&scene, root, &mut fresh).unwrap();
+        // A 2 × 4 footprint, turned, covers at least 8 cells' worth of triangles.
+        assert!(fresh.intersections().len() >= 8, "box {k}");
+        assert_eq!(reused.intersections(), fresh.intersections(), "box {k}");
+    }
 }

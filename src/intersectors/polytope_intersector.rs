@@ -83,7 +83,9 @@ pub struct PolytopeIntersector {
     /// The polytope in world space when its frame is not MODEL (in MODEL coordinates
     /// it is [`polytope`](Self::polytope) itself, and is not copied).
     world_planes: Option<Polytope>,
-    pub(super) world_normalized: SmallVec<[DVec4; 8]>,
+    /// The world planes with unit normals, when the polytope's own are not those (see
+    /// [`world_unit_planes`](Self::world_unit_planes)).
+    world_normalized: SmallVec<[DVec4; 8]>,
     /// The world planes prepared for a scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]); `None` when the index's boxes are tested in
     /// `f64` or all lie outside `world_bounds`.
@@ -310,7 +312,18 @@ impl PolytopeIntersector {
     #[inline(never)]
     fn enter_world_box_exactly(&self, bound: &Aabb) -> Option<f64> {
         let (bound, pad) = padded_box(bound);
-        box_outside_no_plane(&self.world_normalized, bound.min, bound.max, pad).then_some(0.0)
+        box_outside_no_plane(self.world_unit_planes(), bound.min, bound.max, pad).then_some(0.0)
+    }
+
+    /// The polytope's planes in world space with unit normals, as of the last
+    /// [`begin`](Intersector::begin): a box's own planes in MODEL coordinates (no copy),
+    /// else the ones `begin` made.
+    pub(super) fn world_unit_planes(&self) -> &[DVec4] {
+        if self.frame == CoordinateFrame::Model && self.polytope.has_unit_normals() {
+            self.polytope.planes()
+        } else {
+            &self.world_normalized
+        }
     }
 }
 
@@ -612,18 +625,14 @@ impl Intersector for PolytopeIntersector {
         self.world_culler = None;
         let m = frames.matrices(self.frame)?;
         if self.frame == CoordinateFrame::Model {
-            // World coordinates: the planes as given, prepared once per intersector (a
-            // polytope has a plane, so an empty list means not yet).
+            // World coordinates: the planes as given, normalized once per polytope (a
+            // polytope has a plane, so an empty list means not yet). A box's are already
+            // unit: normalizing them again would only round them anew (1 % of a box
+            // query on littlest_tokyo, 3.5 % on truck_town), and they are used as they
+            // are (`world_unit_planes`).
             self.world_planes = None;
-            if self.world_normalized.is_empty() {
-                let planes = self.polytope.planes();
-                if self.polytope.has_unit_normals() {
-                    // A box's: normalizing them again would only round them anew (1 %
-                    // of a box query on littlest_tokyo, 3.5 % on truck_town).
-                    self.world_normalized = SmallVec::from_slice(planes);
-                } else {
-                    normalize_planes_into(planes, &mut self.world_normalized);
-                }
+            if !self.polytope.has_unit_normals() && self.world_normalized.is_empty() {
+                normalize_planes_into(self.polytope.planes(), &mut self.world_normalized);
             }
         } else {
             // Planes map by the inverse transpose of the point map frame -> world, whose
@@ -665,7 +674,7 @@ impl Intersector for PolytopeIntersector {
         self.world_culler = if missed {
             None
         } else {
-            PlaneCuller::new(&self.world_normalized, pad, scale)
+            PlaneCuller::new(self.world_unit_planes(), pad, scale)
         };
     }
 

@@ -122,9 +122,9 @@ impl PolytopeIntersector {
     /// The normalized world planes in the tree's `frame`.
     fn planes_in(&self, frame: &WorldFrame) -> Cow<'_, [DVec4]> {
         if frame.origin() == DVec3::ZERO {
-            return Cow::Borrowed(&self.world_normalized);
+            return Cow::Borrowed(self.world_unit_planes());
         }
-        let moved = self.world_normalized.iter().map(|&p| frame.plane(p));
+        let moved = self.world_unit_planes().iter().map(|&p| frame.plane(p));
         Cow::Owned(moved.collect())
     }
 
