@@ -213,12 +213,11 @@ impl BoundingSphere {
     }
 
     /// The sphere holding this sphere transformed by an affine `matrix`: the centre is
-    /// transformed and the radius scaled by the largest axis scale of the matrix.
+    /// transformed and the radius scaled by a bound of the most the matrix stretches a
+    /// vector ([`max_stretch`]).
     ///
-    /// The axis scales are measured without squaring their size away (a matrix entry of
-    /// 10^286 squares past `f64::MAX`), and a sphere of radius 0 keeps radius 0 (times
-    /// an infinite scale it would be NaN): the sphere of a single point is that point,
-    /// moved, wherever the matrix puts it.
+    /// A sphere of radius 0 keeps radius 0 (times an infinite stretch it would be NaN):
+    /// the sphere of a single point is that point, moved, wherever the matrix puts it.
     pub fn transformed(&self, matrix: &DMat4) -> BoundingSphere {
         if self.is_empty() || self.radius == f64::INFINITY {
             return *self;
@@ -227,11 +226,41 @@ impl BoundingSphere {
         if self.radius == 0.0 {
             return BoundingSphere::new(center, 0.0);
         }
-        let scale = length_at_any_scale(matrix.x_axis.truncate())
-            .max(length_at_any_scale(matrix.y_axis.truncate()))
-            .max(length_at_any_scale(matrix.z_axis.truncate()));
-        BoundingSphere::new(center, self.radius * scale)
+        BoundingSphere::new(center, self.radius * max_stretch(matrix))
     }
+}
+
+/// An upper bound, tight for a rotation times a scale, of the most the linear part of
+/// `matrix` stretches a vector (its largest singular value).
+///
+/// The longest axis is not one under a shear: with axes (1, 0, 0) and (1, 1, 0) the
+/// vector (0.53, 0.85, 0) is stretched 1.62 times, the axes only 1.41 times (the
+/// `edits` fuzz target found a frame whose two long axes pointed almost the same way: a
+/// node sphere scaled by the longer one left out triangles the node holds). The bound
+/// is Gershgorin's on the axes' Gram matrix: the square of the largest singular value
+/// is at most the largest row sum of `|aᵢ · aⱼ|`, which for orthogonal axes is the
+/// longest axis's square, so a scale along the axes gives its largest factor exactly.
+/// Axes are divided by the longest one's length first, so that no product overflows
+/// (an entry of 10^286 squares past `f64::MAX`). (Its rounding, a few units of `f64`'s,
+/// lies far inside the padding every cull adds to a sphere's radius.)
+pub fn max_stretch(matrix: &DMat4) -> f64 {
+    let axes = [
+        matrix.x_axis.truncate(),
+        matrix.y_axis.truncate(),
+        matrix.z_axis.truncate(),
+    ];
+    let longest = axes
+        .iter()
+        .map(|&a| length_at_any_scale(a))
+        .fold(0.0, f64::max);
+    if longest == 0.0 || !longest.is_finite() {
+        // No stretch at all, or past `f64`: the longest axis says as much.
+        return longest;
+    }
+    let unit = axes.map(|a| a / longest);
+    let row = |i: usize| -> f64 { (0..3).map(|j| unit[i].dot(unit[j]).abs()).sum() };
+    let gram_bound = row(0).max(row(1)).max(row(2));
+    longest * gram_bound.sqrt()
 }
 
 impl Default for BoundingSphere {
@@ -243,6 +272,39 @@ impl Default for BoundingSphere {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::{DQuat, DVec4};
+
+    #[test]
+    fn a_sheared_sphere_holds_the_most_stretched_point() {
+        // Axes (1, 0, 0), (1, 1, 0), (0, 0, 1): the Gram matrix of the first two is
+        // [[1, 1], [1, 2]], whose largest eigenvalue is (3 + √5) / 2, so the largest
+        // stretch is its root, the golden ratio 1.618..., along (0.526, 0.851, 0). The
+        // longest axis is √2 = 1.414... long: a unit sphere scaled by it left that
+        // point out. The bound: axes over √2, row sums of |aᵢ · aⱼ| 1, 3/2 and 1/2,
+        // so √2 · √(3/2) = √3.
+        let mut shear = DMat4::IDENTITY;
+        shear.y_axis.x = 1.0;
+        let golden = (1.0 + 5f64.sqrt()) / 2.0;
+        let direction = DVec3::new(1.0, golden, 0.0).normalize();
+        let moved = shear.transform_point3(direction);
+        assert!((moved.length() - golden).abs() < 1e-15);
+        let sphere = BoundingSphere::new(DVec3::ZERO, 1.0).transformed(&shear);
+        let reach = (moved - sphere.center).length();
+        assert!(reach <= sphere.radius, "{sphere:?} misses {moved}");
+        assert!((max_stretch(&shear) - 3f64.sqrt()).abs() < 1e-14);
+        // A rotation times a uniform scale stretches by the scale, which the bound
+        // gives up to its rounding.
+        let turn = DMat4::from_scale_rotation_translation(
+            DVec3::splat(2.0),
+            DQuat::from_axis_angle(DVec3::new(1.0, 2.0, 2.0) / 3.0, 1.1),
+            DVec3::new(5.0, -3.0, 8.0),
+        );
+        let stretch = max_stretch(&turn);
+        assert!((stretch - 2.0).abs() < 1e-14, "{stretch}");
+        // No stretch at all: the sphere of a projection onto the translation.
+        let flat = DMat4::from_cols(DVec4::ZERO, DVec4::ZERO, DVec4::ZERO, DVec4::W);
+        assert_eq!(max_stretch(&flat), 0.0);
+    }
 
     #[test]
     fn a_sphere_moved_by_a_matrix_too_large_to_square() {

@@ -288,6 +288,53 @@ fn scaled_transforms_report_world_units() {
 }
 
 #[test]
+fn a_sheared_transform_culls_nothing_it_holds() {
+    // The shear x += y stretches (0.526, 0.851, 0) by the golden ratio 1.618 (the
+    // largest singular value of axes (1, 0, 0), (1, 1, 0), (0, 0, 1)); its longest axis
+    // is only √2 = 1.414 long. Two small flat triangles 10 units from the origin along
+    // ±(0.526, 0.851, 0) give the geode a sphere of radius ~10 around the origin; moved
+    // by the shear, the one at +p lands 16.18 from it, outside a sphere scaled by
+    // 1.414 (14.15), which the plain traversal culled (found by the `edits` fuzz
+    // target, whose frame had two long axes pointing almost the same way).
+    let (mut s, root) = scene();
+    let mut shear = DMat4::IDENTITY;
+    shear.y_axis.x = 1.0;
+    let t = s.add_transform("shear", shear).unwrap();
+    s.add_child(root, t).unwrap();
+    let golden = (1.0 + 5f64.sqrt()) / 2.0;
+    let p = (DVec3::new(1.0, golden, 0.0).normalize() * 10.0).as_vec3();
+    let flat = |c: Vec3| {
+        [
+            c + Vec3::new(-0.01, 0.0, -0.01),
+            c + Vec3::new(0.01, 0.0, -0.01),
+            c + Vec3::new(0.0, 0.0, 0.01),
+        ]
+    };
+    add_mesh(&mut s, t, "pair", triangles([flat(p), flat(-p)].concat()));
+    // The triangle at +p lies in the world plane y = p.y, around (p.x + p.y, p.y, 0).
+    let at = DVec3::new(f64::from(p.x + p.y), f64::from(p.y), 0.0);
+    assert!((at.length() - 10.0 * golden).abs() < 1e-5);
+
+    // A vertical segment through it: one hit, half way.
+    let hits = segment_hits(&s, root, at + DVec3::Y, at - DVec3::Y);
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].primitive_index, 0);
+    assert!((hits[0].ratio - 0.5).abs() < 1e-6);
+    // A small box around it: the whole triangle.
+    let mut poly = PolytopeIntersector::new(
+        Polytope::from_box(at - DVec3::splat(0.05), at + DVec3::splat(0.05)).unwrap(),
+    );
+    apply_both(&s, root, &mut poly);
+    assert_eq!(poly.intersections().len(), 1);
+    assert_eq!(poly.intersections()[0].polygon.len(), 3);
+    // A small ball on it.
+    let mut ball = SphereIntersector::new(at, 0.05).unwrap();
+    apply_both(&s, root, &mut ball);
+    assert_eq!(ball.intersections().len(), 1);
+    assert!(ball.intersections()[0].distance < 1e-5);
+}
+
+#[test]
 fn polytope_through_a_triangle_without_a_vertex_inside() {
     let (mut s, root) = scene();
     // One big triangle in the plane y = 0.
