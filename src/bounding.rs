@@ -243,6 +243,24 @@ impl BoundingSphere {
 /// Axes are divided by the longest one's length first, so that no product overflows
 /// (an entry of 10^286 squares past `f64::MAX`). (Its rounding, a few units of `f64`'s,
 /// lies far inside the padding every cull adds to a sphere's radius.)
+///
+/// ```
+/// use glam::{DMat4, DVec3};
+/// use scene_intersect::bounding::max_stretch;
+///
+/// // A scale stretches by its largest factor, whatever the translation.
+/// let m = DMat4::from_scale_rotation_translation(
+///     DVec3::new(3.0, 1.0, 2.0),
+///     glam::DQuat::IDENTITY,
+///     DVec3::new(10.0, 0.0, 0.0),
+/// );
+/// assert_eq!(max_stretch(&m), 3.0);
+/// // A shear stretches (0.53, 0.85, 0) by 1.618 (the golden ratio), more than either
+/// // of its axes (1, 0, 0) and (1, 1, 0); the bound, √3, holds it.
+/// let mut shear = DMat4::IDENTITY;
+/// shear.y_axis.x = 1.0;
+/// assert!(max_stretch(&shear) >= (1.0 + 5f64.sqrt()) / 2.0);
+/// ```
 pub fn max_stretch(matrix: &DMat4) -> f64 {
     let axes = [
         matrix.x_axis.truncate(),
