@@ -94,7 +94,10 @@ pub struct LineSegmentIntersector {
 
 /// Refuses a segment with a non-finite end or of zero length.
 fn check_segment(start: DVec3, end: DVec3) -> Result<(), QueryError> {
-    if !start.is_finite() || !end.is_finite() {
+    if !start.is_finite() {
+        return Err(QueryError::NonFinite("segment start point"));
+    }
+    if !end.is_finite() {
         return Err(QueryError::NonFinite("segment end point"));
     }
     if start == end {
