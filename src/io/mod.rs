@@ -4,13 +4,16 @@
 //!   [`SceneGraph`](crate::graph::SceneGraph), with the map back to the file in
 //!   [`GltfImport`];
 //! * [`gltf_writer`]: a scene graph out as `.glb` (used by the city generator and by
-//!   tests that need files of their own).
+//!   tests that need files of their own);
+//! * [`query_file`]: the batch query file format (`QUERY_FORMAT.md`) read, answered
+//!   against a loaded scene and written as JSON lines (the `query` example's core).
 
 mod accessor;
 mod buffers;
 mod error;
 mod gltf_loader;
 pub mod gltf_writer;
+pub mod query_file;
 
 pub use error::LoadError;
 pub use gltf_loader::{

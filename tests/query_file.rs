@@ -1,0 +1,405 @@
+//! The batch query format of `QUERY_FORMAT.md` (`io::query_file`, the `query` example's
+//! core), end to end: a hand-written glTF file and query file against hand-computed
+//! JSON lines; and on real scenes, the same answers with acceleration on and off, on one
+//! thread and two, agreeing with the brute-force reference.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use glam::DVec3;
+use scene_intersect::intersectors::PrimitiveKind;
+use scene_intersect::io::load_gltf_slice;
+use scene_intersect::io::query_file::{
+    answer_query_lines, parse_query_file, result_line, BatchAnswer, BatchQuery, QueryLine,
+};
+use scene_intersect::prelude::*;
+
+#[path = "support/reference.rs"]
+mod reference;
+#[path = "support/rng.rs"]
+mod rng;
+
+use reference::Verdict;
+use rng::Rng;
+
+/// A GLB of `json` and the binary chunk `bin`.
+fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
+    let mut j = json.as_bytes().to_vec();
+    while j.len() % 4 != 0 {
+        j.push(b' ');
+    }
+    let mut b = bin.to_vec();
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&((12 + 8 + j.len() + 8 + b.len()) as u32).to_le_bytes());
+    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&j);
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(&b);
+    out
+}
+
+/// The small scene of the hand-computed test:
+///
+/// * mesh 0, one primitive: the unit square of the plane y = 0 (x, z in [0, 1]) as two
+///   triangles, 0: (0,0,0) (1,0,0) (1,0,1) (where z <= x), 1: (0,0,0) (1,0,1) (0,0,1);
+/// * mesh 1, primitive 0: triangle 0 of mesh 0 again; primitive 1: LINES, one line from
+///   (0,0,-1) to (1,0,-1);
+/// * node 0 (the scene's root) holds nodes 1, 2 and 3; node 1 places mesh 0 at y = 1,
+///   node 2 mesh 1 at y = 2, node 3 mesh 0 at x = 5.
+fn small_scene() -> (SceneGraph, GltfImport) {
+    let positions: [[f32; 3]; 8] = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 0.0, 1.0],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 0.0, -1.0],
+        [1.0, 0.0, -1.0],
+    ];
+    let bin: Vec<u8> = positions
+        .iter()
+        .flatten()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let json = r#"{
+      "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+      "nodes": [
+        {"children": [1, 2, 3]},
+        {"mesh": 0, "translation": [0, 1, 0]},
+        {"mesh": 1, "translation": [0, 2, 0]},
+        {"mesh": 0, "translation": [5, 0, 0]}
+      ],
+      "meshes": [
+        {"primitives": [{"attributes": {"POSITION": 0}}]},
+        {"primitives": [{"attributes": {"POSITION": 1}},
+                        {"attributes": {"POSITION": 2}, "mode": 1}]}
+      ],
+      "buffers": [{"byteLength": 96}],
+      "bufferViews": [{"buffer": 0, "byteLength": 96}],
+      "accessors": [
+        {"bufferView": 0, "byteOffset": 0, "componentType": 5126, "count": 6, "type": "VEC3",
+         "min": [0, 0, 0], "max": [1, 0, 1]},
+        {"bufferView": 0, "byteOffset": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+         "min": [0, 0, 0], "max": [1, 0, 1]},
+        {"bufferView": 0, "byteOffset": 72, "componentType": 5126, "count": 2, "type": "VEC3",
+         "min": [0, 0, -1], "max": [1, 0, -1]}
+      ]
+    }"#;
+    load_gltf_slice(&glb(json, &bin), None).expect("the hand-written scene loads")
+}
+
+/// Every line of the answers to `text`, as the `query` example writes them.
+fn answer_text(scene: &SceneGraph, import: &GltfImport, text: &str, accelerated: bool) -> String {
+    let lines = parse_query_file(text);
+    let mut visitor = IntersectionVisitor::new();
+    visitor.set_use_acceleration(accelerated);
+    let answers = answer_query_lines(&visitor, scene, import, &lines);
+    let mut out = String::new();
+    for (q, answer) in answers.iter().enumerate() {
+        writeln!(out, "{}", result_line(q, answer)).expect("writing to a String");
+    }
+    out
+}
+
+#[test]
+fn a_hand_written_batch_gives_the_hand_computed_lines() {
+    let (scene, import) = small_scene();
+    let text = "\
+# down through (x, z) = (0.75, 0.25): mesh 1's triangle at y = 2 (ratio 1/4) and
+# triangle 0 of node 1's square at y = 1 (ratio 1/2); node 3's square is at x = 5.
+seg 0.75 3 0.25   0.75 -1 0.25
+
+sphere 5.5 0 0.5 0.1      # on node 3's diagonal: both its triangles
+poly 4  1 0 0 -0.9  -1 0 0 1.1  0 0 1 0.1  0 0 -1 0.05   # round the corner x = 1, z = 0
+sphere 0.5 2 -1 0.1       # touches only mesh 1's line: lines do not count
+seg 0 0 0 1 1             # malformed: five numbers
+sphere 0.25 1.01 0.75 0.02
+";
+    let expected = [
+        r#"{"q":0,"kind":"seg","hits":[{"d":"n2/p0","tri":0,"ratio":0.25,"point":[0.75,2,0.25]},{"d":"n1/p0","tri":0,"ratio":0.5,"point":[0.75,1,0.25]}]}"#,
+        r#"{"q":1,"kind":"sphere","hits":[{"d":"n3/p0","tri":0},{"d":"n3/p0","tri":1}]}"#,
+        r#"{"q":2,"kind":"poly","hits":[{"d":"n1/p0","tri":0},{"d":"n2/p0","tri":0}]}"#,
+        r#"{"q":3,"kind":"sphere","hits":[]}"#,
+        r#"{"q":4,"error":"line 8: `seg` takes 6 numbers, found 5"}"#,
+        // 0.01 above node 1's square, over its triangle 1 (z > x).
+        r#"{"q":5,"kind":"sphere","hits":[{"d":"n1/p0","tri":1}]}"#,
+    ];
+    for accelerated in [true, false] {
+        let got = answer_text(&scene, &import, text, accelerated);
+        let got: Vec<&str> = got.lines().collect();
+        assert_eq!(got, expected, "accelerated: {accelerated}");
+    }
+}
+
+#[test]
+fn the_scene_is_what_the_hand_computed_test_says() {
+    // The line of mesh 1 is in the scene, so the test above shows that it is left out,
+    // not that it is missing: a ball query of every primitive kind meets it.
+    let (scene, import) = small_scene();
+    let mut ball = SphereIntersector::new(DVec3::new(0.5, 2.0, -1.0), 0.1).expect("a ball");
+    IntersectionVisitor::new()
+        .apply(&scene, import.root, &mut ball)
+        .expect("the query runs");
+    let kinds: Vec<PrimitiveKind> = ball
+        .intersections()
+        .iter()
+        .map(|h| h.primitive_kind)
+        .collect();
+    assert_eq!(kinds, [PrimitiveKind::Line]);
+}
+
+/// The real scenes and the box their queries are drawn in (`None`: the central part of
+/// the scene's bounding sphere): the project's city, and Truck Town when `../shared` is
+/// there (its terrain spans 2 km, its town the centre's 200 m, at most 15 m high).
+fn real_scenes() -> Vec<(PathBuf, Option<(DVec3, DVec3)>)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut scenes = vec![(root.join("data/city.glb"), None)];
+    let shared = root.join("../shared/data/truck_town.glb");
+    if shared.is_file() {
+        let town = (
+            DVec3::new(-100.0, -2.0, -100.0),
+            DVec3::new(100.0, 15.0, 100.0),
+        );
+        scenes.push((shared, Some(town)));
+    } else {
+        eprintln!("skipping truck_town: ../shared/data is absent");
+    }
+    scenes
+}
+
+/// A query file of `count` random queries of every kind in the box `[min, max]`, with a
+/// malformed line and a comment every so often.
+fn random_query_file(rng: &mut Rng, min: DVec3, max: DVec3, count: usize) -> String {
+    let size = max - min;
+    let point = |rng: &mut Rng| {
+        DVec3::new(
+            rng.range(min.x, max.x),
+            rng.range(min.y, max.y),
+            rng.range(min.z, max.z),
+        )
+    };
+    let mut text = String::new();
+    for k in 0..count {
+        let kind = rng.next();
+        let line = if is_malformed(k) {
+            "sphere 0 0 0 -1 # malformed: a negative radius".to_owned()
+        } else if kind < 0.4 {
+            let (a, b) = (point(rng), point(rng));
+            format!("seg {} {} {} {} {} {}", a.x, a.y, a.z, b.x, b.y, b.z)
+        } else if kind < 0.7 {
+            let c = point(rng);
+            let r = rng.range(0.0, 0.05) * size.max_element();
+            format!("sphere {} {} {} {r}", c.x, c.y, c.z)
+        } else {
+            // A box turned about y, as a vehicle's (a car's to a truck's in the city).
+            let c = point(rng);
+            let unit = size.x.max(size.z) / 400.0;
+            let half = unit
+                * DVec3::new(
+                    rng.range(0.5, 3.0),
+                    rng.range(0.5, 3.0),
+                    rng.range(1.0, 6.0),
+                );
+            let angle = rng.range(0.0, std::f64::consts::TAU);
+            let (s, co) = angle.sin_cos();
+            let axes = [DVec3::new(co, 0.0, -s), DVec3::Y, DVec3::new(s, 0.0, co)];
+            let mut planes = String::new();
+            for (axis, h) in axes.iter().zip([half.x, half.y, half.z]) {
+                for n in [*axis, -*axis] {
+                    let d = -n.dot(c) + h;
+                    write!(planes, "  {} {} {} {d}", n.x, n.y, n.z).expect("a String");
+                }
+            }
+            format!("poly 6{planes}")
+        };
+        writeln!(text, "{line}").expect("a String");
+        if k % 23 == 0 {
+            text.push_str("# a comment line, not a query\n\n");
+        }
+    }
+    text
+}
+
+/// Whether [`random_query_file`] makes its query `k` malformed.
+fn is_malformed(k: usize) -> bool {
+    k % 17 == 5
+}
+
+/// The answers of `lines` on a pool of `threads` threads.
+fn answers_on(
+    threads: usize,
+    accelerated: bool,
+    scene: &SceneGraph,
+    import: &GltfImport,
+    lines: &[QueryLine],
+) -> Vec<String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a rayon pool");
+    let mut visitor = IntersectionVisitor::new();
+    visitor.set_use_acceleration(accelerated);
+    let answers = pool.install(|| answer_query_lines(&visitor, scene, import, lines));
+    answers
+        .iter()
+        .enumerate()
+        .map(|(q, a)| result_line(q, a))
+        .collect()
+}
+
+#[test]
+fn real_scenes_answer_alike_with_and_without_acceleration_on_one_and_two_threads() {
+    for (path, place) in real_scenes() {
+        let bytes = std::fs::read(&path).expect("the scene file");
+        let (scene, import) = load_gltf_slice(&bytes, path.parent()).expect("the scene loads");
+        let bound = scene.node_bound(import.root).expect("the root's bound");
+        let r = DVec3::splat(bound.radius * 0.6);
+        let (min, max) = place.unwrap_or((bound.center - r, bound.center + r));
+        let mut rng = Rng(0x5eed_0fba_7c4d);
+        let text = random_query_file(&mut rng, min, max, 240);
+        let lines = parse_query_file(&text);
+        assert_eq!(lines.len(), 240, "{}", path.display());
+        let reference = answers_on(1, true, &scene, &import, &lines);
+        let hits: usize = reference.iter().map(|l| l.matches("\"tri\"").count()).sum();
+        assert!(
+            hits > 240,
+            "{}: the queries hit ({hits} hits)",
+            path.display()
+        );
+        let errors = reference.iter().filter(|l| l.contains("\"error\"")).count();
+        assert_eq!(errors, (0..240).filter(|&k| is_malformed(k)).count());
+        for (threads, accelerated) in [(2, true), (1, false), (2, false)] {
+            let other = answers_on(threads, accelerated, &scene, &import, &lines);
+            for (q, (a, b)) in reference.iter().zip(&other).enumerate() {
+                assert_eq!(
+                    a,
+                    b,
+                    "{}: query {q} on {threads} thread(s), accelerated {accelerated}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// The reference's verdict on every triangle of the scene, by batch name and triangle
+/// index (the parts of one key merged as `reference::verdicts` merges them).
+fn triangle_verdicts(
+    triangles: &[reference::WorldPrimitive],
+    import: &GltfImport,
+    query: &BatchQuery,
+) -> HashMap<(String, u32), Verdict> {
+    const MARGIN: f64 = 1e-7;
+    let mut out: HashMap<(String, u32), Verdict> = HashMap::new();
+    for prim in triangles {
+        let verdict = match query {
+            BatchQuery::Segment { start, end } => {
+                let v = &prim.vertices;
+                reference::segment_triangle(*start, *end, [v[0], v[1], v[2]], MARGIN)
+            }
+            BatchQuery::Sphere { center, radius } => {
+                reference::sphere_primitive(*center, *radius, prim, MARGIN)
+            }
+            BatchQuery::Polytope { planes } => reference::polytope_primitive(planes, prim, MARGIN),
+        };
+        let (path, drawable, index) = &prim.key;
+        let Some((node, primitive)) = import.drawable_name_parts(path, *drawable) else {
+            panic!("every drawable of a loaded file has a batch name");
+        };
+        let merged = match out.get(&(format!("n{node}/p{primitive}"), *index)) {
+            None => verdict,
+            Some(old) => match (*old, verdict) {
+                (Verdict::Hit(a), Verdict::Hit(b)) => Verdict::Hit(a.min(b)),
+                (Verdict::Hit(a), _) | (_, Verdict::Hit(a)) => Verdict::Hit(a),
+                (Verdict::Miss, Verdict::Miss) => Verdict::Miss,
+                _ => Verdict::Unsure,
+            },
+        };
+        out.insert((format!("n{node}/p{primitive}"), *index), merged);
+    }
+    out
+}
+
+#[test]
+fn the_city_batch_agrees_with_the_brute_force_reference() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/city.glb");
+    let bytes = std::fs::read(&path).expect("data/city.glb");
+    let (scene, import) = load_gltf_slice(&bytes, None).expect("the city loads");
+    let triangles: Vec<reference::WorldPrimitive> = reference::flatten(&scene, import.root)
+        .into_iter()
+        .filter(|p| p.kind == PrimitiveKind::Triangle)
+        .collect();
+    let bound = scene.node_bound(import.root).expect("the city's bound");
+    // Low over the city, where its buildings are.
+    let r = bound.radius * DVec3::new(0.5, 0.05, 0.5);
+    let mut rng = Rng(0xc17e_5eed);
+    let text = random_query_file(&mut rng, bound.center - r, bound.center + r, 60);
+    let lines = parse_query_file(&text);
+    let answers = answer_query_lines(&IntersectionVisitor::new(), &scene, &import, &lines);
+    let (mut sure_hits, mut checked) = (0, 0);
+    for (line, answer) in lines.iter().zip(&answers) {
+        let Ok(query) = &line.query else {
+            assert!(
+                answer.is_err(),
+                "line {}: a malformed line is an error",
+                line.line
+            );
+            continue;
+        };
+        let found: Vec<((String, u32), Option<f64>)> = match answer {
+            Ok(BatchAnswer::Segment(rows)) => rows
+                .iter()
+                .map(|h| (name_of(h.drawable, h.triangle), Some(h.ratio)))
+                .collect(),
+            Ok(BatchAnswer::Polytope(rows) | BatchAnswer::Sphere(rows)) => rows
+                .iter()
+                .map(|h| (name_of(h.drawable, h.triangle), None))
+                .collect(),
+            Err(e) => panic!("line {}: {e}", line.line),
+        };
+        let verdicts = triangle_verdicts(&triangles, &import, query);
+        for (key, ratio) in &found {
+            match verdicts.get(key) {
+                Some(Verdict::Miss) | None => {
+                    panic!(
+                        "line {}: {key:?} is clearly missed but was found",
+                        line.line
+                    )
+                }
+                Some(Verdict::Hit(order)) => {
+                    if let Some(ratio) = ratio {
+                        assert!((ratio - order).abs() < 1e-9, "line {}: {key:?}", line.line);
+                    }
+                }
+                Some(Verdict::Unsure) => {}
+            }
+        }
+        for (key, verdict) in &verdicts {
+            if matches!(verdict, Verdict::Hit(_)) {
+                sure_hits += 1;
+                assert!(
+                    found.iter().any(|(k, _)| k == key),
+                    "line {}: {key:?} is clearly hit but was not found",
+                    line.line
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, (0..60).filter(|&k| !is_malformed(k)).count());
+    assert!(sure_hits > 200, "the queries hit ({sure_hits} sure hits)");
+}
+
+fn name_of(drawable: Option<(usize, usize)>, triangle: u32) -> (String, u32) {
+    let (node, primitive) = drawable.expect("every drawable of a loaded file has a batch name");
+    (format!("n{node}/p{primitive}"), triangle)
+}
