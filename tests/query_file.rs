@@ -403,3 +403,146 @@ fn name_of(drawable: Option<(usize, usize)>, triangle: u32) -> (String, u32) {
     let (node, primitive) = drawable.expect("every drawable of a loaded file has a batch name");
     (format!("n{node}/p{primitive}"), triangle)
 }
+
+/// Queries placed on the scene's own geometry, where exactness is hardest: segments
+/// along the axes and along edges through vertices and edge midpoints, between two
+/// vertices, of lengths from 10^-3 to 10^6; axis-aligned boxes with a corner on a
+/// vertex, flat boxes, boxes turned about y, single planes through a vertex (half the
+/// scene), a box holding the whole scene; balls of radius 0 on vertices and edge midpoints, and balls
+/// touching a triangle's plane at its centroid.
+fn queries_on_the_geometry(
+    rng: &mut Rng,
+    triangles: &[reference::WorldPrimitive],
+    count: usize,
+) -> String {
+    let mut text = String::new();
+    let pick = |rng: &mut Rng| {
+        let t = &triangles[(rng.next() * triangles.len() as f64) as usize];
+        let k = (rng.next() * 3.0) as usize;
+        (
+            t.vertices[k],
+            t.vertices[(k + 1) % 3],
+            t.vertices[(k + 2) % 3],
+        )
+    };
+    let lengths = [1e-3, 0.1, 1.0, 10.0, 1e3, 1e6];
+    let axes = [DVec3::X, DVec3::Y, DVec3::Z];
+    // One box holds the whole scene (the walks take it whole); the others are smaller.
+    let low = DVec3::splat(-1e7);
+    writeln!(text, "{}", aligned_box(low, -low)).expect("a String");
+    for _ in 1..count {
+        let (a, b, c) = pick(rng);
+        let length = lengths[(rng.next() * lengths.len() as f64) as usize];
+        let axis = axes[(rng.next() * 3.0) as usize];
+        let through = if rng.next() < 0.5 { a } else { (a + b) * 0.5 };
+        let line = match (rng.next() * 12.0) as usize {
+            0 => segment(through - axis * length, through + axis * length),
+            1 => segment(through, through + axis * length),
+            2 => segment(a, b),
+            3 => segment(a - (b - a) * length, b + (b - a) * length),
+            4 => {
+                let (d, _, _) = pick(rng);
+                segment(a, d)
+            }
+            5 | 8 => {
+                let size = DVec3::new(rng.next(), rng.next(), rng.next()) * length.min(100.0);
+                let low = if rng.next() < 0.5 { a } else { a - size };
+                aligned_box(low, low + size)
+            }
+            6 => {
+                // Flat: both planes of one axis through the vertex.
+                let size = (DVec3::ONE - axis) * length.min(100.0);
+                aligned_box(a - size, a + size)
+            }
+            7 => {
+                let n = (b - a).cross(c - a);
+                let n = if rng.next() < 0.5 { n } else { axis };
+                format!("poly 1 {} {} {} {}", n.x, n.y, n.z, -n.dot(a))
+            }
+            9 => format!("sphere {} {} {} 0", through.x, through.y, through.z),
+            10 => {
+                let centroid = (a + b + c) / 3.0;
+                let n = (b - a).cross(c - a).normalize_or_zero();
+                let r = length.min(10.0);
+                let o = centroid + n * r;
+                format!("sphere {} {} {} {r}", o.x, o.y, o.z)
+            }
+            _ => {
+                let angle = rng.range(0.0, std::f64::consts::TAU);
+                let (s, co) = angle.sin_cos();
+                let half = DVec3::new(1.0, 0.8, 2.5) * length.min(10.0);
+                let mut planes = String::new();
+                for (axis, h) in [DVec3::new(co, 0.0, -s), DVec3::Y, DVec3::new(s, 0.0, co)]
+                    .iter()
+                    .zip([half.x, half.y, half.z])
+                {
+                    for n in [*axis, -*axis] {
+                        let d = -n.dot(a) + h;
+                        write!(planes, " {} {} {} {d}", n.x, n.y, n.z).expect("a String");
+                    }
+                }
+                format!("poly 6{planes}")
+            }
+        };
+        writeln!(text, "{line}").expect("a String");
+    }
+    text
+}
+
+fn segment(a: DVec3, b: DVec3) -> String {
+    format!("seg {} {} {} {} {} {}", a.x, a.y, a.z, b.x, b.y, b.z)
+}
+
+/// The six planes of the box `[low, high]`.
+fn aligned_box(low: DVec3, high: DVec3) -> String {
+    format!(
+        "poly 6 1 0 0 {} -1 0 0 {} 0 1 0 {} 0 -1 0 {} 0 0 1 {} 0 0 -1 {}",
+        -low.x, high.x, -low.y, high.y, -low.z, high.z
+    )
+}
+
+#[test]
+#[ignore = "large data: every shared scene, the plain traversal on 2 000 queries each (~1 min in release); run with --release -- --ignored"]
+fn queries_on_the_scenes_own_geometry_answer_alike_with_and_without_acceleration() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = vec![root.join("data/city.glb")];
+    for f in [
+        "truck_town.glb",
+        "zdm2.glb",
+        "littlest_tokyo.glb",
+        "milk_truck.glb",
+    ] {
+        let path = root.join("../shared/data").join(f);
+        if path.is_file() {
+            paths.push(path);
+        }
+    }
+    for path in paths {
+        let bytes = std::fs::read(&path).expect("the scene file");
+        let (scene, import) = load_gltf_slice(&bytes, path.parent()).expect("the scene loads");
+        let triangles: Vec<reference::WorldPrimitive> = reference::flatten(&scene, import.root)
+            .into_iter()
+            .filter(|p| p.kind == PrimitiveKind::Triangle)
+            .collect();
+        let mut rng = Rng(0x0ad7_e5a7_1a15);
+        let text = queries_on_the_geometry(&mut rng, &triangles, 2000);
+        let lines = parse_query_file(&text);
+        let accelerated = answers_on(2, true, &scene, &import, &lines);
+        let plain = answers_on(2, false, &scene, &import, &lines);
+        let hits: usize = accelerated
+            .iter()
+            .map(|l| l.matches("\"tri\"").count())
+            .sum();
+        eprintln!("{}: {hits} hits", path.display());
+        for (q, (a, p)) in accelerated.iter().zip(&plain).enumerate() {
+            assert_eq!(
+                a,
+                p,
+                "{}: line {}: {}",
+                path.display(),
+                q + 1,
+                text.lines().nth(q).unwrap_or("")
+            );
+        }
+    }
+}
