@@ -150,8 +150,10 @@ pub enum QueryLineError {
 /// Every query of a query file, in order: one [`QueryLine`] per line that is not blank
 /// once its comment (from `#`) is cut off. Lines are split on whitespace (spaces and tabs
 /// alike). Never fails: a line that is not a valid query keeps its error (see the
-/// module docs).
+/// module docs). A byte order mark before the first line (as some Windows editors
+/// write) is skipped.
 pub fn parse_query_file(text: &str) -> Vec<QueryLine> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.lines()
         .enumerate()
         .filter_map(|(i, raw)| {
@@ -558,6 +560,15 @@ mod tests {
                     }),
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_kind() {
+        let lines = parse_query_file("\u{feff}sphere 0 0 0 1\r\nseg 0 0 0 0 0 1\r\n");
+        assert_eq!(
+            lines.iter().map(|l| l.query.is_ok()).collect::<Vec<_>>(),
+            [true, true]
         );
     }
 
