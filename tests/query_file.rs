@@ -546,3 +546,89 @@ fn queries_on_the_scenes_own_geometry_answer_alike_with_and_without_acceleration
         }
     }
 }
+
+mod round_trip {
+    use super::*;
+    use glam::DVec4;
+    use proptest::prelude::*;
+
+    /// Any `f64` the format takes: finite, of every magnitude, signed zeros included.
+    fn finite() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>().prop_filter("finite", |x| x.is_finite()),
+            -1e3..1e3f64,
+            Just(0.0),
+            Just(-0.0),
+        ]
+    }
+
+    fn point() -> impl Strategy<Value = DVec3> {
+        (finite(), finite(), finite()).prop_map(|(x, y, z)| DVec3::new(x, y, z))
+    }
+
+    fn query() -> impl Strategy<Value = BatchQuery> {
+        prop_oneof![
+            (point(), point()).prop_map(|(start, end)| BatchQuery::Segment { start, end }),
+            (point(), finite()).prop_map(|(center, radius)| BatchQuery::Sphere {
+                center,
+                radius: radius.abs()
+            }),
+            prop::collection::vec((point(), finite()), 1..=64).prop_map(|planes| {
+                BatchQuery::Polytope {
+                    planes: planes.into_iter().map(|(n, d)| n.extend(d)).collect(),
+                }
+            }),
+        ]
+    }
+
+    proptest! {
+        /// A query written as a line reads back as itself, bit for bit, or (numbers an
+        /// intersector refuses: a zero-length segment, a zero normal) as that refusal.
+        #[test]
+        fn a_written_query_reads_back_as_itself(q in query(), comment in "[ -~]{0,20}") {
+            let text = format!("{q} # {comment}\n");
+            let lines = parse_query_file(&text);
+            prop_assert_eq!(lines.len(), 1);
+            match &lines[0].query {
+                Ok(read) => {
+                    // Compared as bits: -0 is not 0, and each number must come back.
+                    let bits = |q: &BatchQuery| format!("{q:?}");
+                    prop_assert_eq!(bits(read), bits(&q));
+                }
+                Err(e) => {
+                    let refused = match &q {
+                        BatchQuery::Segment { start, end } => start == end,
+                        // A normal must have a square length that neither underflows
+                        // nor overflows (`Polytope::new`).
+                        BatchQuery::Polytope { planes } => planes.iter().any(|p| {
+                            let length_squared = p.truncate().length_squared();
+                            length_squared == 0.0 || !length_squared.is_finite()
+                        }),
+                        BatchQuery::Sphere { .. } => false,
+                    };
+                    prop_assert!(refused, "{} was refused: {}", q, e);
+                }
+            }
+        }
+
+        /// Any text reads without a panic, one query line per line that is not blank
+        /// once its comment is cut.
+        #[test]
+        fn any_text_reads_into_one_entry_per_query_line(text in "[ -~\t\n#]{0,200}") {
+            let lines = parse_query_file(&text);
+            let expected = text
+                .lines()
+                .filter(|l| !l.split('#').next().unwrap_or("").trim().is_empty())
+                .count();
+            prop_assert_eq!(lines.len(), expected);
+        }
+    }
+
+    #[test]
+    fn a_plane_of_four_numbers_reads_back_in_its_order() {
+        let q = BatchQuery::Polytope {
+            planes: vec![DVec4::new(1.0, -0.0, 2.5e-300, -7.0)],
+        };
+        assert_eq!(q.to_string(), "poly 1 1.0 -0.0 2.5e-300 -7.0");
+    }
+}

@@ -24,8 +24,9 @@ pub enum QueryError {
     /// A polytope with more planes than the plane mask can track.
     #[error("the polytope has {0} planes; at most 64 are supported")]
     TooManyPlanes(usize),
-    /// A plane whose normal (a, b, c) is zero.
-    #[error("plane {0} of the polytope has a zero normal (a = b = c = 0)")]
+    /// A plane whose normal (a, b, c) is zero, or so small that its squared length
+    /// underflows to zero (it could not be normalized).
+    #[error("plane {0} of the polytope has a zero normal (a = b = c = 0) or one too small to normalize (its squared length underflows); scale the plane up")]
     ZeroNormal(usize),
     /// A box with a negative or non-finite half extent.
     #[error("the box half extents must be finite and non-negative")]

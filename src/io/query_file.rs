@@ -81,6 +81,42 @@ pub enum BatchQuery {
     },
 }
 
+/// The query as a line of a query file (no comment, no line end): parsed again, it gives
+/// the same query, bit for bit (numbers are written as Rust's `{:?}` writes `f64`: the
+/// shortest text that reads back to them, with an exponent when very large or small).
+///
+/// ```
+/// use glam::DVec3;
+/// use scene_intersect::io::query_file::{parse_query_file, BatchQuery};
+///
+/// let ball = BatchQuery::Sphere { center: DVec3::new(0.1, -2.0, 1e-300), radius: 0.5 };
+/// assert_eq!(ball.to_string(), "sphere 0.1 -2.0 1e-300 0.5");
+/// assert_eq!(parse_query_file(&ball.to_string())[0].query, Ok(ball));
+/// ```
+impl std::fmt::Display for BatchQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BatchQuery::Segment { start: a, end: b } => {
+                write!(
+                    f,
+                    "seg {:?} {:?} {:?} {:?} {:?} {:?}",
+                    a.x, a.y, a.z, b.x, b.y, b.z
+                )
+            }
+            BatchQuery::Polytope { planes } => {
+                write!(f, "poly {}", planes.len())?;
+                for p in planes {
+                    write!(f, " {:?} {:?} {:?} {:?}", p.x, p.y, p.z, p.w)?;
+                }
+                Ok(())
+            }
+            BatchQuery::Sphere { center: c, radius } => {
+                write!(f, "sphere {:?} {:?} {:?} {radius:?}", c.x, c.y, c.z)
+            }
+        }
+    }
+}
+
 /// A line of a query file that holds a query (or what is wrong with it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryLine {
@@ -635,7 +671,8 @@ mod tests {
             ),
             (
                 "poly 1 0 0 0 1",
-                "line 1: plane 0 of the polytope has a zero normal (a = b = c = 0)",
+                "line 1: plane 0 of the polytope has a zero normal (a = b = c = 0) or one too \
+                 small to normalize (its squared length underflows); scale the plane up",
             ),
             (
                 "seg 0 0 0 0 0 0",
