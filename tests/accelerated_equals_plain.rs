@@ -10,16 +10,6 @@ use scene_intersect::prelude::*;
 mod rng;
 use rng::Rng;
 
-impl Rng {
-    fn in_box(&mut self, min: DVec3, max: DVec3) -> DVec3 {
-        DVec3::new(
-            min.x + (max.x - min.x) * self.next(),
-            min.y + (max.y - min.y) * self.next(),
-            min.z + (max.z - min.z) * self.next(),
-        )
-    }
-}
-
 fn scenes() -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut files = vec![root.join("data/city.glb")];

@@ -180,13 +180,7 @@ fn real_scenes() -> Vec<(PathBuf, Option<(DVec3, DVec3)>)> {
 /// malformed line and a comment every so often.
 fn random_query_file(rng: &mut Rng, min: DVec3, max: DVec3, count: usize) -> String {
     let size = max - min;
-    let point = |rng: &mut Rng| {
-        DVec3::new(
-            rng.range(min.x, max.x),
-            rng.range(min.y, max.y),
-            rng.range(min.z, max.z),
-        )
-    };
+    let point = |rng: &mut Rng| rng.in_box(min, max);
     let mut text = String::new();
     for k in 0..count {
         let kind = rng.next();

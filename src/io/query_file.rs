@@ -329,6 +329,10 @@ pub fn answer_query_lines(
     lines: &[QueryLine],
 ) -> Vec<Result<BatchAnswer, QueryLineError>> {
     let named = |path: &[NodeId], drawable| import.drawable_name_parts(path, drawable);
+    let row = |path: &[NodeId], drawable, triangle| TriangleRow {
+        drawable: named(path, drawable),
+        triangle,
+    };
     let batch = Batch {
         visitor,
         scene,
@@ -375,11 +379,8 @@ pub fn answer_query_lines(
         |answered| {
             let hits = answered.intersections().iter();
             BatchAnswer::Polytope(
-                hits.map(|h| TriangleRow {
-                    drawable: named(&h.node_path, h.drawable),
-                    triangle: h.primitive_index,
-                })
-                .collect(),
+                hits.map(|h| row(&h.node_path, h.drawable, h.primitive_index))
+                    .collect(),
             )
         },
     );
@@ -396,11 +397,8 @@ pub fn answer_query_lines(
         |answered| {
             let hits = answered.intersections().iter();
             BatchAnswer::Sphere(
-                hits.map(|h| TriangleRow {
-                    drawable: named(&h.node_path, h.drawable),
-                    triangle: h.primitive_index,
-                })
-                .collect(),
+                hits.map(|h| row(&h.node_path, h.drawable, h.primitive_index))
+                    .collect(),
             )
         },
     );

@@ -2,6 +2,8 @@
 //! so a failure reproduces from its seed.
 #![allow(dead_code)]
 
+use glam::DVec3;
+
 /// Xorshift64* with a fixed seed.
 pub struct Rng(pub u64);
 
@@ -17,5 +19,14 @@ impl Rng {
     /// Uniform in `[lo, hi)`.
     pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.next()
+    }
+
+    /// Uniform in the box `[min, max)`.
+    pub fn in_box(&mut self, min: DVec3, max: DVec3) -> DVec3 {
+        DVec3::new(
+            self.range(min.x, max.x),
+            self.range(min.y, max.y),
+            self.range(min.z, max.z),
+        )
     }
 }
