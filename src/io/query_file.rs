@@ -69,8 +69,10 @@ pub enum BatchQuery {
     /// `poly`: every triangle meeting the convex polytope `a·x + b·y + c·z + d >= 0` for
     /// every plane `(a, b, c, d)` (normals point inward).
     Polytope {
-        /// The planes, as the file gives them.
-        planes: Vec<DVec4>,
+        /// The polytope, made once when the line is read (its
+        /// [`planes`](Polytope::planes) as the file gives them; boxed, as it is ten times
+        /// the size of the other queries).
+        polytope: Box<Polytope>,
     },
     /// `sphere`: every triangle meeting the solid ball.
     Sphere {
@@ -103,7 +105,8 @@ impl std::fmt::Display for BatchQuery {
                     a.x, a.y, a.z, b.x, b.y, b.z
                 )
             }
-            BatchQuery::Polytope { planes } => {
+            BatchQuery::Polytope { polytope } => {
+                let planes = polytope.planes();
                 write!(f, "poly {}", planes.len())?;
                 for p in planes {
                     write!(f, " {:?} {:?} {:?} {:?}", p.x, p.y, p.z, p.w)?;
@@ -260,12 +263,11 @@ fn parse_query(kind: &str, words: &[&str], line: usize) -> Result<BatchQuery, Qu
                 "poly",
                 (planes as usize).saturating_mul(4).saturating_add(1),
             )?;
-            let planes: Vec<DVec4> = numbers[1..]
+            let planes = numbers[1..]
                 .chunks_exact(4)
-                .map(|c| DVec4::new(c[0], c[1], c[2], c[3]))
-                .collect();
-            Polytope::new(planes.iter().copied()).map_err(invalid)?;
-            BatchQuery::Polytope { planes }
+                .map(|c| DVec4::new(c[0], c[1], c[2], c[3]));
+            let polytope = Box::new(Polytope::new(planes).map_err(invalid)?);
+            BatchQuery::Polytope { polytope }
         }
         other => {
             return Err(QueryLineError::UnknownKind {
@@ -365,15 +367,17 @@ pub fn answer_query_lines(
     );
     let polytopes = batch.answer(
         |query| match query {
-            BatchQuery::Polytope { planes } => Some(planes.as_slice()),
+            BatchQuery::Polytope { polytope } => Some(&**polytope),
             _ => None,
         },
-        |planes| {
-            let polytope = Polytope::new(planes.iter().copied())?;
-            Ok(PolytopeIntersector::new(polytope).with_primitive_mask(PrimitiveMask::TRIANGLES))
+        // The polytope is copied, not made again from its planes: what a box's planes
+        // tell (its bounds) was found when the line was read.
+        |polytope| {
+            let query = PolytopeIntersector::new(Polytope::clone(polytope));
+            Ok(query.with_primitive_mask(PrimitiveMask::TRIANGLES))
         },
-        |query, planes| {
-            query.set_polytope(Polytope::new(planes.iter().copied())?);
+        |query, polytope| {
+            query.set_polytope(Polytope::clone(polytope));
             Ok(())
         },
         |answered| {
@@ -611,23 +615,23 @@ mod tests {
     #[test]
     fn a_polytope_takes_four_numbers_per_plane() {
         let lines = parse_query_file("poly 2  0 1 0 0  0 -1 0 5.5\npoly 2.0 1 0 0 0 -1 0 0 3");
+        let planes = |k: usize| match &lines[k].query {
+            Ok(BatchQuery::Polytope { polytope }) => polytope.planes().to_vec(),
+            other => panic!("line {k}: {other:?}"),
+        };
         assert_eq!(
-            lines[0].query,
-            Ok(BatchQuery::Polytope {
-                planes: vec![
-                    DVec4::new(0.0, 1.0, 0.0, 0.0),
-                    DVec4::new(0.0, -1.0, 0.0, 5.5)
-                ],
-            })
+            planes(0),
+            [
+                DVec4::new(0.0, 1.0, 0.0, 0.0),
+                DVec4::new(0.0, -1.0, 0.0, 5.5)
+            ]
         );
         assert_eq!(
-            lines[1].query,
-            Ok(BatchQuery::Polytope {
-                planes: vec![
-                    DVec4::new(1.0, 0.0, 0.0, 0.0),
-                    DVec4::new(-1.0, 0.0, 0.0, 3.0)
-                ],
-            })
+            planes(1),
+            [
+                DVec4::new(1.0, 0.0, 0.0, 0.0),
+                DVec4::new(-1.0, 0.0, 0.0, 3.0)
+            ]
         );
     }
 
