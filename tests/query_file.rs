@@ -410,8 +410,9 @@ fn name_of(drawable: Option<(usize, usize)>, triangle: u32) -> (String, u32) {
 /// along the axes and along edges through vertices and edge midpoints, between two
 /// vertices, of lengths from 10^-3 to 10^6; axis-aligned boxes with a corner on a
 /// vertex, flat boxes, boxes turned about y, single planes through a vertex (half the
-/// scene), a box holding the whole scene; balls of radius 0 on vertices and edge midpoints, and balls
-/// touching a triangle's plane at its centroid.
+/// scene), a box holding the whole scene; balls of radius 0 on vertices and edge
+/// midpoints, and balls touching a triangle's plane at its centroid. (A segment along
+/// a degenerate triangle's edge may have no length: an error line, in both answers.)
 fn queries_on_the_geometry(
     rng: &mut Rng,
     triangles: &[reference::WorldPrimitive],
