@@ -293,6 +293,8 @@ fn real_scenes_answer_alike_with_and_without_acceleration_on_one_and_two_threads
 
 /// The reference's verdict on every triangle of the scene, by batch name and triangle
 /// index (the parts of one key merged as `reference::verdicts` merges them).
+///
+/// (`reference::verdicts` itself also judges points and lines, which a batch leaves out.)
 fn triangle_verdicts(
     triangles: &[reference::WorldPrimitive],
     import: &GltfImport,
@@ -314,19 +316,12 @@ fn triangle_verdicts(
             }
         };
         let (path, drawable, index) = &prim.key;
-        let Some((node, primitive)) = import.drawable_name_parts(path, *drawable) else {
-            panic!("every drawable of a loaded file has a batch name");
-        };
-        let merged = match out.get(&(format!("n{node}/p{primitive}"), *index)) {
-            None => verdict,
-            Some(old) => match (*old, verdict) {
-                (Verdict::Hit(a), Verdict::Hit(b)) => Verdict::Hit(a.min(b)),
-                (Verdict::Hit(a), _) | (_, Verdict::Hit(a)) => Verdict::Hit(a),
-                (Verdict::Miss, Verdict::Miss) => Verdict::Miss,
-                _ => Verdict::Unsure,
-            },
-        };
-        out.insert((format!("n{node}/p{primitive}"), *index), merged);
+        let name = import
+            .drawable_name(path, *drawable)
+            .expect("every drawable of a loaded file has a batch name");
+        out.entry((name, *index))
+            .and_modify(|old| *old = reference::merge_verdicts(*old, verdict))
+            .or_insert(verdict);
     }
     out
 }

@@ -104,7 +104,7 @@ impl GltfImport {
     /// (the one instancing the mesh).
     pub fn drawable_name(&self, node_path: &[NodeId], drawable: DrawableId) -> Option<String> {
         let (node, prim) = self.drawable_name_parts(node_path, drawable)?;
-        Some(format!("n{node}/p{prim}"))
+        Some(batch_drawable_name(node, prim))
     }
 
     /// The two numbers of [`drawable_name`](Self::drawable_name), `(node, primitive)`,
@@ -130,6 +130,12 @@ impl GltfImport {
         let (_, prim) = self.gltf_primitive(drawable)?;
         Some((node, prim))
     }
+}
+
+/// The batch query format's name of the drawable made from primitive `primitive` of the
+/// mesh of glTF node `node`.
+pub(crate) fn batch_drawable_name(node: usize, primitive: usize) -> String {
+    format!("n{node}/p{primitive}")
 }
 
 /// Loads a `.gltf` or `.glb` file into a new scene graph.

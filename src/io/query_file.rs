@@ -48,6 +48,7 @@ use std::fmt::Write as _;
 use glam::{DVec3, DVec4};
 use thiserror::Error;
 
+use super::gltf_loader::batch_drawable_name;
 use super::GltfImport;
 use crate::graph::{NodeId, SceneGraph};
 use crate::intersectors::{
@@ -497,7 +498,7 @@ pub fn result_line(q: usize, answer: &Result<BatchAnswer, QueryLineError>) -> St
 /// make.
 fn name(parts: DrawableNameParts) -> String {
     match parts {
-        Some((node, primitive)) => format!("n{node}/p{primitive}"),
+        Some((node, primitive)) => batch_drawable_name(node, primitive),
         None => "?".into(),
     }
 }

@@ -660,6 +660,17 @@ fn verdict_of(prim: &WorldPrimitive, query: &Query, margin: f64) -> Verdict {
     }
 }
 
+/// The verdict of a key from those of two of its parts: `Hit` if either part is surely
+/// hit (the least order key), `Miss` if both are surely missed, `Unsure` otherwise.
+pub fn merge_verdicts(a: Verdict, b: Verdict) -> Verdict {
+    match (a, b) {
+        (Verdict::Hit(a), Verdict::Hit(b)) => Verdict::Hit(a.min(b)),
+        (Verdict::Hit(a), _) | (_, Verdict::Hit(a)) => Verdict::Hit(a),
+        (Verdict::Miss, Verdict::Miss) => Verdict::Miss,
+        _ => Verdict::Unsure,
+    }
+}
+
 /// [`verdicts`] plus the number of parts of each key, for a visitor set as `traversal`.
 pub fn verdicts_with_parts(
     scene: &SceneGraph,
@@ -676,12 +687,7 @@ pub fn verdicts_with_parts(
             Some(&i) => {
                 let (_, old, parts) = &mut out[i];
                 *parts += 1;
-                *old = match (*old, v) {
-                    (Verdict::Hit(a), Verdict::Hit(b)) => Verdict::Hit(a.min(b)),
-                    (Verdict::Hit(a), _) | (_, Verdict::Hit(a)) => Verdict::Hit(a),
-                    (Verdict::Miss, Verdict::Miss) => Verdict::Miss,
-                    _ => Verdict::Unsure,
-                };
+                *old = merge_verdicts(*old, v);
             }
             None => {
                 index.insert(prim.key.clone(), out.len());
