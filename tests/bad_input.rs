@@ -17,6 +17,10 @@ use scene_intersect::io::{
 };
 use scene_intersect::visitor::IntersectionVisitor;
 
+#[path = "support/glb.rs"]
+mod glb_file;
+use glb_file::glb;
+
 fn base64(bytes: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut s = String::new();
@@ -422,31 +426,6 @@ fn polytope_plane_counts_zero_one_sixty_four_sixty_five() {
         .map(|h| (h.primitive_index, h.distance))
         .collect();
     assert_eq!(got, vec![(1, 0.5), (2, 1.5)]);
-}
-
-/// A GLB whose JSON chunk is `json` and whose BIN chunk is `bin`, with the header and
-/// chunk lengths given explicitly (so tests can lie in them).
-fn glb(json: &[u8], bin: &[u8], total_claim: Option<u32>, bin_claim: Option<u32>) -> Vec<u8> {
-    let mut j = json.to_vec();
-    while j.len() % 4 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total_claim.unwrap_or(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&bin_claim.unwrap_or(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&b);
-    out
 }
 
 /// JSON of a one-triangle GLB whose buffer claims `byte_length` and whose POSITION

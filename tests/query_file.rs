@@ -15,6 +15,8 @@ use scene_intersect::io::query_file::{
 };
 use scene_intersect::prelude::*;
 
+#[path = "support/glb.rs"]
+mod glb_file;
 #[path = "support/reference.rs"]
 mod reference;
 #[path = "support/rng.rs"]
@@ -22,29 +24,6 @@ mod rng;
 
 use reference::Verdict;
 use rng::Rng;
-
-/// A GLB of `json` and the binary chunk `bin`.
-fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
-    let mut j = json.as_bytes().to_vec();
-    while j.len() % 4 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
-        b.push(0);
-    }
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&((12 + 8 + j.len() + 8 + b.len()) as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&b);
-    out
-}
 
 /// The small scene of the hand-computed test:
 ///
@@ -94,7 +73,8 @@ fn small_scene() -> (SceneGraph, GltfImport) {
          "min": [0, 0, -1], "max": [1, 0, -1]}
       ]
     }"#;
-    load_gltf_slice(&glb(json, &bin), None).expect("the hand-written scene loads")
+    load_gltf_slice(&glb_file::glb(json.as_bytes(), &bin, None, None), None)
+        .expect("the hand-written scene loads")
 }
 
 /// Every line of the answers to `text`, as the `query` example writes them.
