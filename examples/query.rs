@@ -7,7 +7,8 @@
 //!
 //! Timings go to stderr as `time_ms <phase> <value>` (`load`, `build`: the BVHs, `query`:
 //! the whole batch, best of `--repeat`). `--threads T` answers the batch on T threads with
-//! the parallel batch API; `--plain` turns acceleration off (same answers, slower).
+//! the parallel batch API; `--plain` (or `--no-accel`) turns acceleration off (same
+//! answers, slower). Options also take their value after `=` (`--threads=2`).
 //!
 //! Reading, answering and writing are `scene_intersect::io::query_file`'s: the batch goes
 //! through [`IntersectionVisitor::map_batch`], one kind of query at a time, each worker
@@ -32,45 +33,66 @@ struct Options {
     plain: bool,
 }
 
-const USAGE: &str = "usage: query SCENE.glb QUERIES.txt [--repeat N] [--threads T] [--plain]";
+const USAGE: &str = concat!(
+    "usage: query SCENE.glb QUERIES.txt [--repeat N] [--threads T] [--plain]\n",
+    "  --repeat N    answer the batch N times, report the best time (default 1)\n",
+    "  --threads T   answer on T threads (default 1)\n",
+    "  --plain       no acceleration structures (same answers, slower); also --no-accel\n",
+    "Options take their value as the next argument or after '=' (--threads=2).",
+);
 
-fn parse_options() -> Result<Options, String> {
+/// What the command line asks for.
+enum Command {
+    Answer(Options),
+    Help,
+}
+
+fn parse_options() -> Result<Command, String> {
     let mut positional = Vec::new();
     let (mut repeat, mut threads, mut plain) = (1usize, 1usize, false);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        // `--name=value` or `--name value`.
+        let (name, inline_value) = match a.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name.to_string(), Some(value)),
+            _ => (a.clone(), None),
+        };
         let mut number = |flag: &str| -> Result<usize, String> {
-            args.next()
+            inline_value
+                .map(str::to_string)
+                .or_else(|| args.next())
                 .and_then(|v| v.parse::<usize>().ok())
                 .filter(|&n| n >= 1)
                 .ok_or(format!("{flag} needs a whole number >= 1\n{USAGE}"))
         };
-        match a.as_str() {
+        match name.as_str() {
             "--repeat" => repeat = number("--repeat")?,
             "--threads" => threads = number("--threads")?,
-            "--plain" => plain = true,
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            flag if flag.starts_with("--") => {
-                return Err(format!("unknown option {flag}\n{USAGE}"))
-            }
+            "--plain" | "--no-accel" if inline_value.is_none() => plain = true,
+            "-h" | "--help" => return Ok(Command::Help),
+            flag if flag.starts_with("--") => return Err(format!("unknown option {a}\n{USAGE}")),
             _ => positional.push(a),
         }
     }
     match <[String; 2]>::try_from(positional) {
-        Ok([scene, queries]) => Ok(Options {
+        Ok([scene, queries]) => Ok(Command::Answer(Options {
             scene,
             queries,
             repeat,
             threads,
             plain,
-        }),
+        })),
         Err(_) => Err(USAGE.to_string()),
     }
 }
 
 fn main() -> ExitCode {
     let options = match parse_options() {
-        Ok(o) => o,
+        Ok(Command::Answer(o)) => o,
+        Ok(Command::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);

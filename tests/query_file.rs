@@ -33,7 +33,7 @@ use rng::Rng;
 ///   (0,0,-1) to (1,0,-1);
 /// * node 0 (the scene's root) holds nodes 1, 2 and 3; node 1 places mesh 0 at y = 1,
 ///   node 2 mesh 1 at y = 2, node 3 mesh 0 at x = 5.
-fn small_scene() -> (SceneGraph, GltfImport) {
+fn small_scene_glb() -> Vec<u8> {
     let positions: [[f32; 3]; 8] = [
         [0.0, 0.0, 0.0],
         [1.0, 0.0, 0.0],
@@ -73,8 +73,12 @@ fn small_scene() -> (SceneGraph, GltfImport) {
          "min": [0, 0, -1], "max": [1, 0, -1]}
       ]
     }"#;
-    load_gltf_slice(&glb_file::glb(json.as_bytes(), &bin, None, None), None)
-        .expect("the hand-written scene loads")
+    glb_file::glb(json.as_bytes(), &bin, None, None)
+}
+
+/// The small scene, loaded.
+fn small_scene() -> (SceneGraph, GltfImport) {
+    load_gltf_slice(&small_scene_glb(), None).expect("the hand-written scene loads")
 }
 
 /// Every line of the answers to `text`, as the `query` example writes them.
@@ -90,10 +94,8 @@ fn answer_text(scene: &SceneGraph, import: &GltfImport, text: &str, accelerated:
     out
 }
 
-#[test]
-fn a_hand_written_batch_gives_the_hand_computed_lines() {
-    let (scene, import) = small_scene();
-    let text = "\
+/// The hand-written query file of the small scene.
+const SMALL_SCENE_QUERIES: &str = "\
 # down through (x, z) = (0.75, 0.25): mesh 1's triangle at y = 2 (ratio 1/4) and
 # triangle 0 of node 1's square at y = 1 (ratio 1/2); node 3's square is at x = 5.
 seg 0.75 3 0.25   0.75 -1 0.25
@@ -104,20 +106,133 @@ sphere 0.5 2 -1 0.1       # touches only mesh 1's line: lines do not count
 seg 0 0 0 1 1             # malformed: five numbers
 sphere 0.25 1.01 0.75 0.02
 ";
-    let expected = [
-        r#"{"q":0,"kind":"seg","hits":[{"d":"n2/p0","tri":0,"ratio":0.25,"point":[0.75,2,0.25]},{"d":"n1/p0","tri":0,"ratio":0.5,"point":[0.75,1,0.25]}]}"#,
-        r#"{"q":1,"kind":"sphere","hits":[{"d":"n3/p0","tri":0},{"d":"n3/p0","tri":1}]}"#,
-        r#"{"q":2,"kind":"poly","hits":[{"d":"n1/p0","tri":0},{"d":"n2/p0","tri":0}]}"#,
-        r#"{"q":3,"kind":"sphere","hits":[]}"#,
-        r#"{"q":4,"error":"line 8: `seg` takes 6 numbers, found 5"}"#,
-        // 0.01 above node 1's square, over its triangle 1 (z > x).
-        r#"{"q":5,"kind":"sphere","hits":[{"d":"n1/p0","tri":1}]}"#,
-    ];
+
+/// The answers to [`SMALL_SCENE_QUERIES`], worked out by hand, one line per query.
+const SMALL_SCENE_ANSWERS: [&str; 6] = [
+    r#"{"q":0,"kind":"seg","hits":[{"d":"n2/p0","tri":0,"ratio":0.25,"point":[0.75,2,0.25]},{"d":"n1/p0","tri":0,"ratio":0.5,"point":[0.75,1,0.25]}]}"#,
+    r#"{"q":1,"kind":"sphere","hits":[{"d":"n3/p0","tri":0},{"d":"n3/p0","tri":1}]}"#,
+    r#"{"q":2,"kind":"poly","hits":[{"d":"n1/p0","tri":0},{"d":"n2/p0","tri":0}]}"#,
+    r#"{"q":3,"kind":"sphere","hits":[]}"#,
+    r#"{"q":4,"error":"line 8: `seg` takes 6 numbers, found 5"}"#,
+    // 0.01 above node 1's square, over its triangle 1 (z > x).
+    r#"{"q":5,"kind":"sphere","hits":[{"d":"n1/p0","tri":1}]}"#,
+];
+
+#[test]
+fn a_hand_written_batch_gives_the_hand_computed_lines() {
+    let (scene, import) = small_scene();
     for accelerated in [true, false] {
-        let got = answer_text(&scene, &import, text, accelerated);
+        let got = answer_text(&scene, &import, SMALL_SCENE_QUERIES, accelerated);
         let got: Vec<&str> = got.lines().collect();
-        assert_eq!(got, expected, "accelerated: {accelerated}");
+        assert_eq!(got, SMALL_SCENE_ANSWERS, "accelerated: {accelerated}");
     }
+}
+
+/// The `query` example's executable, which `cargo test` builds beside the tests (in
+/// `target/<profile>/examples`, one level above the tests' own `deps`).
+fn query_tool() -> PathBuf {
+    let test_exe = std::env::current_exe().expect("the test knows its own path");
+    let profile_dir = test_exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("tests run from target/<profile>/deps");
+    let tool = profile_dir
+        .join("examples")
+        .join(format!("query{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        tool.exists(),
+        "{} is missing: run the tests with plain `cargo test` (which builds the examples) \
+         or build it first with `cargo build --example query`",
+        tool.display()
+    );
+    tool
+}
+
+/// Runs the `query` tool with `args`: its exit code, stdout and stderr.
+fn run_query_tool(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = std::process::Command::new(query_tool())
+        .args(args)
+        .output()
+        .expect("the query tool starts");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_query_tool_answers_the_hand_written_batch_whatever_its_options() {
+    // The command line the issue's workloads go through: files in, JSON lines out, the
+    // malformed line and the timings on stderr, the same answers with acceleration off
+    // and on two threads, whichever way the options are spelled.
+    let dir =
+        std::env::temp_dir().join(format!("scene-intersect-query-tool-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let (scene_path, queries_path) = (dir.join("small.glb"), dir.join("queries.txt"));
+    std::fs::write(&scene_path, small_scene_glb()).expect("the scene is written");
+    std::fs::write(&queries_path, SMALL_SCENE_QUERIES).expect("the queries are written");
+    let (scene, queries) = (
+        scene_path.to_str().expect("a UTF-8 temporary path"),
+        queries_path.to_str().expect("a UTF-8 temporary path"),
+    );
+    let option_sets: [&[&str]; 6] = [
+        &[],
+        &["--plain"],
+        &["--no-accel"],
+        &["--threads", "2"],
+        &["--threads=2", "--repeat=3", "--no-accel"],
+        &["--repeat", "2"],
+    ];
+    for options in option_sets {
+        let args: Vec<&str> = [scene, queries].iter().chain(options).copied().collect();
+        let (code, stdout, stderr) = run_query_tool(&args);
+        assert_eq!(code, Some(0), "{options:?}: {stderr}");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines, SMALL_SCENE_ANSWERS, "{options:?}");
+        assert!(
+            stderr.contains("malformed query: line 8: `seg` takes 6 numbers, found 5"),
+            "{options:?}: {stderr}"
+        );
+        for phase in ["load", "build", "query"] {
+            let timed = stderr.lines().any(|l| {
+                l.strip_prefix(&format!("time_ms {phase} "))
+                    .is_some_and(|ms| ms.parse::<f64>().is_ok_and(|ms| ms >= 0.0))
+            });
+            assert!(timed, "{options:?}: no `time_ms {phase}` line in {stderr}");
+        }
+    }
+
+    // Help on stdout; mistakes on stderr with a non-zero code, nothing on stdout.
+    let (code, stdout, _) = run_query_tool(&["--help"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.starts_with("usage: query SCENE.glb QUERIES.txt"),
+        "{stdout}"
+    );
+    for (args, says) in [
+        (vec![scene, queries, "--fast"], "unknown option --fast"),
+        (
+            vec![scene, queries, "--threads=0"],
+            "--threads needs a whole number >= 1",
+        ),
+        (
+            vec![scene, queries, "--repeat"],
+            "--repeat needs a whole number >= 1",
+        ),
+        (vec![scene], "usage: query"),
+        (vec!["no-such-scene.glb", queries], "error:"),
+        (
+            vec![scene, "no-such-queries.txt"],
+            "cannot read query file no-such-queries.txt",
+        ),
+    ] {
+        let (code, stdout, stderr) = run_query_tool(&args);
+        assert!(code.is_some_and(|c| c != 0), "{args:?} exits with {code:?}");
+        assert!(stdout.is_empty(), "{args:?} wrote {stdout}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
