@@ -19,6 +19,7 @@
 mod aabb4;
 mod ball_culler;
 mod binned_sah;
+mod box_triangle_filter;
 mod bvh;
 mod leaf_triangles;
 mod plane_culler;
@@ -36,6 +37,7 @@ mod world_frame;
 
 pub use aabb4::{Aabb4, WideEntries};
 pub use ball_culler::BallCuller;
+pub(crate) use box_triangle_filter::BoxTriangleFilter;
 pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_BVH_ITEMS, MAX_LEAF_ITEMS};
 pub use leaf_triangles::{LeafTriangle, TriangleLanes};
 pub use plane_culler::{BoxMargins, PlaneCuller, MAX_CULLED_PLANES};

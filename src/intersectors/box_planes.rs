@@ -32,13 +32,33 @@ const SKEW: f64 = 1e-13;
 /// in length, and the rounding of the squared length itself.
 const UNIT_LENGTH_SQUARED: f64 = 20.0 * f64::EPSILON;
 
-/// A box found among planes: its bounds, and whether the planes' normals were of unit
-/// length already (to a few units of rounding), so that queries need not normalize
-/// them.
+/// A box found among planes: the box itself, its bounds, and whether the planes'
+/// normals were of unit length already (to a few units of rounding), so that queries
+/// need not normalize them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct PlaneBox {
+    pub shape: OrientedBox,
     pub bounds: BoxBounds,
     pub unit_normals: bool,
+}
+
+/// A box as its centre, three orthonormal axes and its half extents along them (to the
+/// rounding of the planes it was found in: a few units of `2^-53` of its size and
+/// distance from the origin).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct OrientedBox {
+    pub center: DVec3,
+    pub axes: [DVec3; 3],
+    pub half: DVec3,
+}
+
+impl OrientedBox {
+    /// The vectors from the centre to the middles of three faces, one per axis: every
+    /// corner is the centre plus or minus each.
+    pub fn half_edges(&self) -> [DVec3; 3] {
+        let half = self.half.to_array();
+        std::array::from_fn(|k| self.axes[k] * half[k])
+    }
 }
 
 /// The padded bounds of a box and whether they hug it.
@@ -140,8 +160,14 @@ pub(super) fn box_of_planes(planes: &[DVec4]) -> Option<PlaneBox> {
         // With orthonormal axes the box's centre is Σ u_k · middle_k.
         center += axes[k] * (lo + half[k]);
     }
-    let bounds = oriented_box_bounds(center, axes, DVec3::from_array(half));
+    let shape = OrientedBox {
+        center,
+        axes,
+        half: DVec3::from_array(half),
+    };
+    let bounds = oriented_box_bounds(center, axes, shape.half);
     (bounds.min.is_finite() && bounds.max.is_finite()).then_some(PlaneBox {
+        shape,
         bounds,
         unit_normals,
     })

@@ -3,7 +3,7 @@
 use glam::{DMat3, DMat4, DQuat, DVec3, DVec4};
 use smallvec::SmallVec;
 
-use super::box_planes::{box_of_planes, oriented_box_bounds};
+use super::box_planes::{box_of_planes, oriented_box_bounds, OrientedBox};
 use super::QueryError;
 use crate::visitor::ClipDepth;
 
@@ -33,6 +33,10 @@ pub struct Polytope {
     /// `box_planes`). Then a box the bounds meet almost always meets the polytope too, and
     /// queries need not test their planes on it (a leaf's triangles are still tested).
     tight_bounds: bool,
+    /// The box the planes bound, when they are a box's (made by
+    /// [`from_oriented_box`](Self::from_oriented_box) or found among given planes): lets
+    /// queries reject triangles beside it along their own normals.
+    oriented_box: Option<OrientedBox>,
     /// Whether every plane's normal is of unit length up to rounding (a box's, whose
     /// normals are the columns of a rotation matrix, or a box's given as unit-normal
     /// planes): queries need not normalize them.
@@ -79,6 +83,7 @@ impl Polytope {
             planes,
             bounds: found.map(|b| (b.bounds.min, b.bounds.max)),
             tight_bounds: found.is_some_and(|b| b.bounds.tight),
+            oriented_box: found.map(|b| b.shape),
             unit_normals: found.is_some_and(|b| b.unit_normals),
         })
     }
@@ -143,6 +148,11 @@ impl Polytope {
             planes: SmallVec::from_buf_and_len(room, 6),
             bounds: Some((bounds.min, bounds.max)),
             tight_bounds: bounds.tight,
+            oriented_box: Some(OrientedBox {
+                center,
+                axes,
+                half: half_extents,
+            }),
             unit_normals: true,
         })
     }
@@ -189,6 +199,11 @@ impl Polytope {
         self.bounds.is_some() && self.tight_bounds
     }
 
+    /// The box the planes bound, when known (see the field).
+    pub(crate) fn oriented_box(&self) -> Option<&OrientedBox> {
+        self.oriented_box.as_ref()
+    }
+
     /// Whether every plane's normal has unit length up to a few units of rounding, so
     /// that normalizing the planes would change them by no more than that.
     pub(crate) fn has_unit_normals(&self) -> bool {
@@ -210,6 +225,7 @@ impl Polytope {
             planes: self.planes.iter().map(|p| t * *p).collect(),
             bounds: None,
             tight_bounds: false,
+            oriented_box: None,
             unit_normals: false,
         }
     }

@@ -5,7 +5,11 @@
 //! when it has some, and against its world planes in `f32` ([`PlaneCuller::overlapping`])
 //! unless those bounds hug it (`Polytope::has_tight_bounds`); a leaf's triangles, four
 //! at a time, against the planes ([`PlaneCuller::triangles_outside`]: all three
-//! quantized corners beyond one plane, by more than the quantization error). A triangle
+//! quantized corners beyond one plane, by more than the quantization error) and, for a
+//! box, against the box along the triangle's own normal (`BoxTriangleFilter`: the
+//! triangles beside a box's corner or edge, outside none of its planes, which clipping
+//! would reduce to nothing; on littlest_tokyo's vehicle boxes, 3 023 of the 10 295
+//! triangles clipped, 10 % of the query's time). A triangle
 //! left is clipped exactly as the plain traversal clips it: by the polytope moved to its
 //! instance's frame (once per instance met), on the drawable's own vertices. The raw
 //! hits are then made hits one instance at a time, each instance a drawable visit, so
@@ -22,7 +26,8 @@ use super::polytope_intersector::{PolytopeFunctor, RawHit};
 use super::slot_runs::positions_by_slot;
 use super::{PolytopeIntersector, PrimitiveMask};
 use crate::accel::{
-    Aabb, PlaneCuller, TriangleLanes, TriangleList, WorldBvh, WorldChild, WorldFrame, FILTER_LANES,
+    Aabb, BoxTriangleFilter, PlaneCuller, TriangleLanes, TriangleList, WorldBvh, WorldChild,
+    WorldFrame, FILTER_LANES,
 };
 use crate::drawable::PrimitiveFunctor;
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
@@ -59,8 +64,13 @@ enum WorldCuller {
     Nothing,
     /// The planes do not fit the `f32` tests.
     Unusable,
-    /// The planes, for the tree's boxes.
-    Planes(PlaneCuller),
+    /// The planes, for the tree's boxes, and the pad and scale they were prepared
+    /// with.
+    Planes {
+        culler: PlaneCuller,
+        pad: f64,
+        scale: f64,
+    },
     /// The tree's boxes are tested against the polytope's bounds alone (they hug it):
     /// the planes are only for the leaves' triangles, and made when the walk first
     /// reaches a leaf (many small polytopes' walks reach none). Should they not fit the
@@ -97,7 +107,7 @@ impl PolytopeIntersector {
             return WorldCuller::ForLeaves { pad, scale };
         }
         match PlaneCuller::new(&self.planes_in(frame), pad, scale) {
-            Some(culler) => WorldCuller::Planes(culler),
+            Some(culler) => WorldCuller::Planes { culler, pad, scale },
             None => WorldCuller::Unusable,
         }
     }
@@ -119,6 +129,15 @@ impl PolytopeIntersector {
         ))
     }
 
+    /// The filter of triangles beside the polytope, when it is a box given in world
+    /// coordinates, in the tree's `frame`, with the walk's `pad` and `scale`.
+    fn box_filter_in(&self, frame: &WorldFrame, pad: f64, scale: f64) -> Option<BoxTriangleFilter> {
+        // World bounds are known only for a polytope in world coordinates.
+        self.world_bounds?;
+        let shape = self.polytope().oriented_box()?;
+        BoxTriangleFilter::new(frame.point(shape.center), shape.half_edges(), pad, scale)
+    }
+
     /// The normalized world planes in the tree's `frame`.
     fn planes_in(&self, frame: &WorldFrame) -> Cow<'_, [DVec4]> {
         if frame.origin() == DVec3::ZERO {
@@ -137,11 +156,15 @@ impl PolytopeIntersector {
         let world = context.index().world();
         // The planes for the leaves' triangles, and for the tree's boxes when those are
         // tested against them: then made now, else when the walk first reaches a leaf.
-        let (culler, later) = match self.world_culler_for(world) {
+        let (culler, later, (pad, scale)) = match self.world_culler_for(world) {
             WorldCuller::Nothing => return true,
             WorldCuller::Unusable => return false,
-            WorldCuller::Planes(culler) => (OnceCell::from(Some(culler)), None),
-            WorldCuller::ForLeaves { pad, scale } => (OnceCell::new(), Some((pad, scale))),
+            WorldCuller::Planes { culler, pad, scale } => {
+                (OnceCell::from(Some(culler)), None, (pad, scale))
+            }
+            WorldCuller::ForLeaves { pad, scale } => {
+                (OnceCell::new(), Some((pad, scale)), (pad, scale))
+            }
         };
         let boxes_meet_planes = later.is_none();
         let mut raw = std::mem::take(&mut self.scratch_hits);
@@ -153,6 +176,13 @@ impl PolytopeIntersector {
                 PlaneCuller::new(&this.planes_in(world.frame()), pad, scale)
             };
             culler.get_or_init(make).as_ref()
+        };
+        // A box's triangles beside it along their own normals, also made when the walk
+        // first reaches a leaf.
+        let box_filter = OnceCell::new();
+        let box_filter = || {
+            let make = || this.box_filter_in(world.frame(), pad, scale);
+            box_filter.get_or_init(make).as_ref()
         };
         let query_bounds = self.bounds_in(world.frame());
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
@@ -193,11 +223,14 @@ impl PolytopeIntersector {
                         let records = &world.triangles()[group..group + FILTER_LANES];
                         let lanes = (end - group).min(FILTER_LANES);
                         group += FILTER_LANES;
-                        let outside = culler().map_or(0, |c| {
-                            let decoded = TriangleLanes::decode(records, lo, hi, Vec3::ZERO);
-                            c.triangles_outside(&decoded, lanes)
-                        });
-                        let mut left = !outside & ((1 << lanes) - 1);
+                        let decoded = TriangleLanes::decode(records, lo, hi, Vec3::ZERO);
+                        let all = (1 << lanes) - 1;
+                        let mut left =
+                            !culler().map_or(0, |c| c.triangles_outside(&decoded, lanes)) & all;
+                        if left != 0 {
+                            left &=
+                                !box_filter().map_or(0, |f| f.triangles_beside(&decoded, lanes));
+                        }
                         while left != 0 {
                             let k = left.trailing_zeros() as usize;
                             left &= left - 1;
