@@ -26,6 +26,8 @@ pub mod graph;
 pub mod intersectors;
 pub mod io;
 mod length;
+#[cfg(test)]
+mod test_rng;
 pub mod visitor;
 
 /// The names most programs need, in one import.

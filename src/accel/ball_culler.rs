@@ -228,13 +228,8 @@ mod tests {
         // than the radius from the centre by the exact closest point; and it must drop
         // some.
         use crate::collide::closest_point::closest_point_on_triangle;
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::test_rng::XorShift::new(0x2545_f491_4f6c_dd1du64);
+        let mut next = || rng.next();
         let mut dropped = 0;
         for case in 0..20_000 {
             let radius = 10f64.powf(next() * 4.0 - 2.0);

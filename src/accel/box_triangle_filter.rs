@@ -14,11 +14,12 @@
 //! way [`PlaneCuller`](super::PlaneCuller) is: the axis is the decoded triangle's
 //! normal, whatever its rounding (any direction is a valid separating axis); along it,
 //! a true corner lies within the decoding's error of the decoded one, and the `f32`
-//! projections within a few units of `2^-24` of the magnitudes involved. A triangle is
-//! rejected only when the gap between its projection and the box's exceeds all of that,
-//! covered 2^6 times over, plus the box's own rounding from its planes and the walk's
-//! pad: the true triangle and box are then apart, so the exact clipping would have
-//! found nothing, and the answers are the plain traversal's.
+//! projections within some ten units of `2^-24` of the magnitudes involved. A triangle
+//! is rejected only when the gap between its projection and the box's exceeds the
+//! decoding error, `2^-18` of the magnitudes (64 units of `2^-24`: the rounding several
+//! times over), the box's own rounding from its planes and the walk's pad: the true
+//! triangle and box are then apart, so the exact clipping would have found nothing, and
+//! the answers are the plain traversal's.
 
 use glam::{DVec3, Vec3, Vec4};
 
@@ -161,9 +162,9 @@ mod tests {
 
     #[test]
     fn the_other_side_and_a_turned_box_count_alike() {
-        // The plane x + y + z = -1.6 lies beside the cube on the other side; a turned
-        // cube's corners reach sqrt(3)/2 along any direction at most, and (1, 0, 0)
-        // x-faces after a turn of 30° reach 0.5·cos 30° + 0.5·sin 30° = 0.683 along x.
+        // The cube of half extent 0.5 turned 30° about y reaches 0.5·cos 30° +
+        // 0.5·sin 30° = 0.683 along x, on both sides: the planes x = ±0.7 lie beside
+        // it (rejected on either side), x = ±0.66 cut it.
         let (center, half_edges) = turned_cube();
         let filter = BoxTriangleFilter::new(center, half_edges, 0.0, 4.0).unwrap();
         let x_plane = |x: f64| {
@@ -213,13 +214,8 @@ mod tests {
         // spanning well past the box. Whatever the filter rejects, the exact clipping by
         // the box's own planes must leave nothing of; and the filter must reject some
         // (else this tests nothing).
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::test_rng::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = || rng.next();
         let (mut rejected, mut kept_near) = (0, 0);
         for case in 0..20_000 {
             let size = 10f64.powf(next() * 4.0 - 2.0);

@@ -709,13 +709,8 @@ mod tests {
         // away. Whenever
         // `drawable_test_follows_from_triangle_hits` says the box test may be left to the
         // exact test, a hit of the exact test must pass the box test.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::test_rng::XorShift::new(0x2545_f491_4f6c_dd1du64);
+        let mut next = || rng.next();
         let (mut left, mut asked, mut hits) = (0, 0, 0);
         for case in 0..40_000 {
             let size = 10f64.powi((next() * 7.0) as i32 - 3);

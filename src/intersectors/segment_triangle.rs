@@ -283,13 +283,8 @@ mod tests {
 
     #[test]
     fn the_edge_function_is_exactly_antisymmetric() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2e3 - 1e3
-        };
+        let mut rng = crate::test_rng::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = || rng.next() * 2e3 - 1e3;
         for _ in 0..10_000 {
             let mut v = || DVec3::new(next(), next(), next());
             let (p, q, s, d) = (v(), v(), v(), v());
