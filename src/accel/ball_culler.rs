@@ -111,18 +111,10 @@ impl BallCuller {
         let near_box = (gx * gx + gy * gy + gz * gz)
             .cmple(Vec4::splat(self.reach_squared))
             .bitmask();
-        // The plane: how far the decoded corners lie beyond ±reach along m (times |m|).
-        let edge = |p: &[Vec4; 3], q: &[Vec4; 3]| [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
-        let (ab, ac) = (edge(&t.a, &t.b), edge(&t.a, &t.c));
-        let m = [
-            ab[1] * ac[2] - ab[2] * ac[1],
-            ab[2] * ac[0] - ab[0] * ac[2],
-            ab[0] * ac[1] - ab[1] * ac[0],
-        ];
-        let along = |p: &[Vec4; 3]| m[0] * p[0] + m[1] * p[1] + m[2] * p[2];
-        let (pa, pb, pc) = (along(&t.a), along(&t.b), along(&t.c));
-        // The nearer side of the corners to the centre, when all lie on one side.
-        let beyond = pa.min(pb).min(pc).max(-pa.max(pb).max(pc));
+        // The plane: how far the decoded corners lie beyond ±reach along m (times |m|):
+        // the nearer side of the corners to the centre, when all lie on one side.
+        let (m, low, high) = t.along_normals();
+        let beyond = low.max(-high);
         let length_squared = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
         let needed = Vec4::splat(self.reach) + error;
         let needed_squared = needed * needed * length_squared * Vec4::splat(1.0 + 1.0 / 16384.0);

@@ -77,25 +77,17 @@ impl BoxTriangleFilter {
     #[inline]
     pub fn triangles_beside(&self, t: &TriangleLanes, count: usize) -> u32 {
         let valid = (1u32 << count) - 1;
-        let edge = |p: &[Vec4; 3], q: &[Vec4; 3]| [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
-        let (ab, ac) = (edge(&t.a, &t.b), edge(&t.a, &t.c));
-        let m = [
-            ab[1] * ac[2] - ab[2] * ac[1],
-            ab[2] * ac[0] - ab[0] * ac[2],
-            ab[0] * ac[1] - ab[1] * ac[0],
-        ];
-        let along = |p: &[Vec4; 3]| m[0] * p[0] + m[1] * p[1] + m[2] * p[2];
+        let (m, low, high) = t.along_normals();
         let along_splat =
             |v: Vec3| m[0] * Vec4::splat(v.x) + m[1] * Vec4::splat(v.y) + m[2] * Vec4::splat(v.z);
-        let (pa, pb, pc) = (along(&t.a), along(&t.b), along(&t.c));
         let center = along_splat(self.center);
         let reach = along_splat(self.half_edges[0]).abs()
             + along_splat(self.half_edges[1]).abs()
             + along_splat(self.half_edges[2]).abs();
         // A NaN anywhere (a normal past `f32`) makes the gap NaN or the comparison false:
         // the triangle is kept.
-        let above = pa.min(pb).min(pc) - (center + reach);
-        let below = (center - reach) - pa.max(pb).max(pc);
+        let above = low - (center + reach);
+        let below = (center - reach) - high;
         let length = (m[0] * m[0] + m[1] * m[1] + m[2] * m[2]).sqrt();
         let needed = length * Vec4::splat(self.margin + t.error);
         (above.cmpgt(needed) | below.cmpgt(needed)).bitmask() & valid

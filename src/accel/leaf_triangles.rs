@@ -143,6 +143,27 @@ impl TriangleLanes {
     }
 }
 
+impl TriangleLanes {
+    /// The decoded triangles' normals `m = (b − a) × (c − a)` (not normalized; x, y, z,
+    /// lane by lane) and the lowest and highest of their corners' positions along them
+    /// (`m·a`, `m·b`, `m·c`, equal but for rounding): the separating axis the ball and
+    /// box filters test. A true corner lies within `error · |m|` of its decoded one along
+    /// `m`, whatever the rounding of `m` itself (any direction is a valid axis).
+    #[inline(always)]
+    pub(crate) fn along_normals(&self) -> ([Vec4; 3], Vec4, Vec4) {
+        let edge = |p: &[Vec4; 3], q: &[Vec4; 3]| [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+        let (ab, ac) = (edge(&self.a, &self.b), edge(&self.a, &self.c));
+        let m = [
+            ab[1] * ac[2] - ab[2] * ac[1],
+            ab[2] * ac[0] - ab[0] * ac[2],
+            ab[0] * ac[1] - ab[1] * ac[0],
+        ];
+        let along = |p: &[Vec4; 3]| m[0] * p[0] + m[1] * p[1] + m[2] * p[2];
+        let (pa, pb, pc) = (along(&self.a), along(&self.b), along(&self.c));
+        (m, pa.min(pb).min(pc), pa.max(pb).max(pc))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
