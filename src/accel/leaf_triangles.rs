@@ -141,14 +141,13 @@ impl TriangleLanes {
             error: (step0.length() * 0.5 + rounding) * (1.0 + 1.0 / 1024.0),
         }
     }
-}
 
-impl TriangleLanes {
     /// The decoded triangles' normals `m = (b − a) × (c − a)` (not normalized; x, y, z,
     /// lane by lane) and the lowest and highest of their corners' positions along them
     /// (`m·a`, `m·b`, `m·c`, equal but for rounding): the separating axis the ball and
-    /// box filters test. A true corner lies within `error · |m|` of its decoded one along
-    /// `m`, whatever the rounding of `m` itself (any direction is a valid axis).
+    /// box filters test. Along the direction of `m`, whatever the rounding of `m` itself
+    /// (any direction is a valid axis), a true corner lies within `error` of its decoded
+    /// one: within `error · |m|` in these positions' units.
     #[inline(always)]
     pub(crate) fn along_normals(&self) -> ([Vec4; 3], Vec4, Vec4) {
         let edge = |p: &[Vec4; 3], q: &[Vec4; 3]| [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
