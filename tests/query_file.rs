@@ -1,6 +1,7 @@
 //! The batch query format of `QUERY_FORMAT.md` (`io::query_file`, the `query` example's
 //! core), end to end: a hand-written glTF file and query file against hand-computed
-//! JSON lines; and on real scenes, the same answers with acceleration on and off, on one
+//! JSON lines, through the library and through the built `query` example's command
+//! line; and on real scenes, the same answers with acceleration on and off, on one
 //! thread and two, agreeing with the brute-force reference.
 
 use std::collections::HashMap;
