@@ -1,9 +1,10 @@
 //! [`build_binary`]: the binned SAH build the [`WorldBvh`](super::WorldBvh) starts from.
 //!
 //! Top-down, as in Wald, "On fast Construction of SAH-based Bounding Volume
-//! Hierarchies" (2007): at every range the item centres are binned into 16 slots along
-//! each of the three axes, the surface area heuristic is evaluated at the 15 bin
-//! boundaries of each axis, and the items are partitioned in place at the cheapest.
+//! Hierarchies" (2007): at every range the item centres are binned into up to 32 slots
+//! along each of the three axes (fewer for small ranges, and one axis below
+//! `SMALL_RANGE` items), the surface area heuristic is evaluated at the boundaries
+//! between bins, and the items are partitioned at the cheapest.
 //! Leaves hold at most `max_leaf` items (the four lanes of one SIMD test); the cost of a
 //! side counts its items in blocks of that size, so splits that fill whole leaves win
 //! (Embree's rule). Items that must be visited alone (a whole instance) never share a
@@ -490,6 +491,15 @@ impl Binning {
             .map(|v| (v.to_bits() as usize) & (self.bins_used - 1))
     }
 
+    /// Adds `r` to its bin along each axis.
+    #[inline(always)]
+    fn add(&self, bins: &mut [[Bin; BINS]; 3], r: &Record) {
+        let [x, y, z] = self.slots(r.min + r.max);
+        bins[0][x].add(r.min, r.max);
+        bins[1][y].add(r.min, r.max);
+        bins[2][z].add(r.min, r.max);
+    }
+
     /// [`slots`](Self::slots) along one axis.
     #[inline(always)]
     fn slot(&self, c: f32, axis: usize) -> usize {
@@ -532,11 +542,22 @@ fn choose_split(
             }
         }
         None => {
-            for r in records.iter() {
-                let [x, y, z] = binning.slots(r.min + r.max);
-                bins[0][x].add(r.min, r.max);
-                bins[1][y].add(r.min, r.max);
-                bins[2][z].add(r.min, r.max);
+            // Every other record goes to a second set of bins, merged at the end:
+            // consecutive records often share a bin, and each update of a bin waits for
+            // the one before (a quarter of the binning's time on littlest_tokyo).
+            let mut odd = [[Bin::EMPTY; BINS]; 3];
+            let mut pairs = records.chunks_exact(2);
+            for pair in &mut pairs {
+                binning.add(bins, &pair[0]);
+                binning.add(&mut odd, &pair[1]);
+            }
+            for r in pairs.remainder() {
+                binning.add(bins, r);
+            }
+            for (axis_bins, odd) in bins.iter_mut().zip(&odd) {
+                for (bin, o) in axis_bins[..bins_used].iter_mut().zip(odd) {
+                    bin.merge(o);
+                }
             }
         }
     }
@@ -733,6 +754,40 @@ mod tests {
         // The top of the tree was split on the calling thread, the rest elsewhere: the
         // nodes are numbered differently.
         assert_ne!(many.nodes, one.nodes);
+    }
+
+    #[test]
+    fn the_split_is_the_one_of_bins_filled_one_record_at_a_time() {
+        // Ranges past SMALL_RANGE are binned in two sets (every other record) merged
+        // at the end: the bins, and so the split, must be those of one set filled in
+        // order, for even and odd counts (the last record of an odd count alone).
+        for n in [SMALL_RANGE + 1, SMALL_RANGE + 2, 255, 1000, 1001] {
+            let records: Vec<Record> = scattered(n)
+                .iter()
+                .map(|b| Record {
+                    min: b.min.into(),
+                    max: b.max.into(),
+                })
+                .collect();
+            let mut centres = Bin::EMPTY;
+            for r in &records {
+                let c = r.min + r.max;
+                centres.add(c, c);
+            }
+            let mut bins = [[Bin::EMPTY; BINS]; 3];
+            assert!(choose_split(&records, &centres, 4, &mut bins).is_some());
+            let binning = Binning::of(&centres, n);
+            let mut one_by_one = [[Bin::EMPTY; BINS]; 3];
+            for r in &records {
+                binning.add(&mut one_by_one, r);
+            }
+            let used = binning.bins_used;
+            for axis in 0..3 {
+                for (a, b) in bins[axis][..used].iter().zip(&one_by_one[axis][..used]) {
+                    assert_eq!((a.min, a.max, a.count), (b.min, b.max, b.count), "{n}");
+                }
+            }
+        }
     }
 
     #[test]
