@@ -90,14 +90,13 @@ struct Record {
     max: Vec3A,
 }
 
-/// A range still to build: its node, its records, its box and the box of its centres
-/// (doubled: `min + max`), both known from its parent's split.
+/// A range still to build: its node, its records and its box, known from its parent's
+/// split.
 struct Range {
     node: usize,
     start: usize,
     end: usize,
     bounds: Bin,
-    centres: Bin,
 }
 
 /// How a build shapes its leaves.
@@ -158,19 +157,12 @@ fn build_binary_on(
             max: b.max.into(),
         })
         .collect();
-    let (mut bounds, mut centres) = (Bin::EMPTY, Bin::EMPTY);
-    for r in &records {
-        bounds.add(r.min, r.max);
-        let c = r.min + r.max;
-        centres.add(c, c);
-    }
     nodes.push(PLACEHOLDER);
     let root = Range {
         node: 0,
         start: 0,
         end: n,
-        bounds,
-        centres,
+        bounds: bounds_of(&records),
     };
     let defer_at_most = if n >= PARALLEL_ITEMS && threads > 1 {
         n / 8
@@ -350,7 +342,7 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
             let choice = if has_alone {
                 None
             } else {
-                choose_split(records, &range.centres, block, &mut bins)
+                choose_split(records, block, &mut bins)
             };
             if count <= max_leaf && !has_alone {
                 // A leaf of more than one block, unless a split is worth its node.
@@ -369,7 +361,7 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
                 items.swap(0, k);
                 records.swap(0, k);
                 let (l, r) = records.split_at(1);
-                (1, sides(l), sides(r))
+                (1, bounds_of(l), bounds_of(r))
             } else {
                 match choice.and_then(|c| partition(items, records, c, &mut scratch)) {
                     Some(split) => split,
@@ -377,7 +369,7 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
                         // Every centre is one point: halve.
                         let mid = count / 2;
                         let (l, r) = records.split_at(mid);
-                        (mid, sides(l), sides(r))
+                        (mid, bounds_of(l), bounds_of(r))
                     }
                 }
             };
@@ -393,36 +385,25 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
                 node: child + 1,
                 start: start + mid,
                 end,
-                bounds: right.bounds,
-                centres: right.centres,
+                bounds: right,
             });
             work.push(Range {
                 node: child,
                 start,
                 end: start + mid,
-                bounds: left.bounds,
-                centres: left.centres,
+                bounds: left,
             });
         }
     }
 }
 
-/// The sides' box and centres' box of some records.
-fn sides(records: &[Record]) -> Side {
-    let (mut bounds, mut centres) = (Bin::EMPTY, Bin::EMPTY);
+/// The box of some records.
+fn bounds_of(records: &[Record]) -> Bin {
+    let mut bounds = Bin::EMPTY;
     for r in records {
         bounds.add(r.min, r.max);
-        let c = r.min + r.max;
-        centres.add(c, c);
     }
-    Side { bounds, centres }
-}
-
-/// One side of a split: its box and the box of its (doubled) centres.
-#[derive(Clone, Copy)]
-struct Side {
-    bounds: Bin,
-    centres: Bin,
+    bounds
 }
 
 /// `2^23`: added to a float in `[0, 2^22)`, it leaves the nearest integer in the low
@@ -508,17 +489,25 @@ impl Binning {
     }
 }
 
-/// Finds the cheapest binned SAH split of a range's records (centres' box `centres`)
-/// over the three axes; `None` when every centre is the same point (or NaN). `bins` is
-/// scratch room.
-fn choose_split(
-    records: &[Record],
-    centres: &Bin,
-    block: usize,
-    bins: &mut [[Bin; BINS]; 3],
-) -> Option<Choice> {
+/// Finds the cheapest binned SAH split of a range's records over the three axes; `None`
+/// when every centre is the same point (or NaN). `bins` is scratch room.
+fn choose_split(records: &[Record], block: usize, bins: &mut [[Bin; BINS]; 3]) -> Option<Choice> {
+    // The box of the (doubled) centres, which the bins divide. (Found here rather than
+    // by the parent's partition, which paid four selects an item for it, and for
+    // ranges that become leaves unbinned.)
+    let (mut low, mut high) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
+    for r in records {
+        let c = r.min + r.max;
+        low = low.min(c);
+        high = high.max(c);
+    }
+    let centres = Bin {
+        min: low,
+        max: high,
+        count: 0,
+    };
     let extent = centres.max - centres.min;
-    let binning = Binning::of(centres, records.len());
+    let binning = Binning::of(&centres, records.len());
     let bins_used = binning.bins_used;
     for axis_bins in bins.iter_mut() {
         axis_bins[..bins_used].fill(Bin::EMPTY);
@@ -608,8 +597,8 @@ fn choose_split(
 }
 
 /// Partitions a range's items and records at a chosen split (left side to the front,
-/// by the same bin numbers) and returns the size of the left part with the boxes and
-/// centres' boxes of both sides; `None` when a side would be empty.
+/// by the same bin numbers) and returns the size of the left part with the boxes of
+/// both sides; `None` when a side would be empty.
 ///
 /// Out of place and without branches on the side: each item is written to the next
 /// free slot of its side in `scratch` (left from the front, right from the back), then
@@ -620,12 +609,10 @@ fn partition(
     records: &mut [Record],
     choice: Choice,
     scratch: &mut Scratch,
-) -> Option<(usize, Side, Side)> {
+) -> Option<(usize, Bin, Bin)> {
     let n = items.len();
     // The scratch is sized for the whole run once (see `Split::run`).
     let (scratch_items, scratch_records) = (&mut scratch.items[..n], &mut scratch.records[..n]);
-    let (mut left_lo, mut left_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
-    let (mut right_lo, mut right_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
     let (mut l, mut r) = (0usize, n);
     for (item, record) in items.iter().zip(records.iter()) {
         let c = record.min + record.max;
@@ -635,30 +622,10 @@ fn partition(
         scratch_records[at] = *record;
         l += usize::from(left);
         r -= usize::from(!left);
-        let side = glam::BVec3A::splat(left);
-        left_lo = Vec3A::select(side, left_lo.min(c), left_lo);
-        left_hi = Vec3A::select(side, left_hi.max(c), left_hi);
-        right_lo = Vec3A::select(side, right_lo, right_lo.min(c));
-        right_hi = Vec3A::select(side, right_hi, right_hi.max(c));
     }
     items.copy_from_slice(scratch_items);
     records.copy_from_slice(scratch_records);
-    let centres = |lo: Vec3A, hi: Vec3A| Bin {
-        min: lo,
-        max: hi,
-        count: 0,
-    };
-    (l > 0 && l < n).then_some((
-        l,
-        Side {
-            bounds: choice.left_bounds,
-            centres: centres(left_lo, left_hi),
-        },
-        Side {
-            bounds: choice.right_bounds,
-            centres: centres(right_lo, right_hi),
-        },
-    ))
+    (l > 0 && l < n).then_some((l, choice.left_bounds, choice.right_bounds))
 }
 
 /// Room a build reuses from split to split, as large as the whole build.
@@ -775,7 +742,7 @@ mod tests {
                 centres.add(c, c);
             }
             let mut bins = [[Bin::EMPTY; BINS]; 3];
-            assert!(choose_split(&records, &centres, 4, &mut bins).is_some());
+            assert!(choose_split(&records, 4, &mut bins).is_some());
             let binning = Binning::of(&centres, n);
             let mut one_by_one = [[Bin::EMPTY; BINS]; 3];
             for r in &records {
