@@ -397,6 +397,18 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
     }
 }
 
+/// The box of some records' (doubled: `min + max`) centres, which a range's bins
+/// divide.
+fn centres_of(records: &[Record]) -> Bin {
+    let (mut min, mut max) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
+    for r in records {
+        let c = r.min + r.max;
+        min = min.min(c);
+        max = max.max(c);
+    }
+    Bin { min, max, count: 0 }
+}
+
 /// The box of some records.
 fn bounds_of(records: &[Record]) -> Bin {
     let mut bounds = Bin::EMPTY;
@@ -492,20 +504,9 @@ impl Binning {
 /// Finds the cheapest binned SAH split of a range's records over the three axes; `None`
 /// when every centre is the same point (or NaN). `bins` is scratch room.
 fn choose_split(records: &[Record], block: usize, bins: &mut [[Bin; BINS]; 3]) -> Option<Choice> {
-    // The box of the (doubled) centres, which the bins divide. (Found here rather than
-    // by the parent's partition, which paid four selects an item for it, and for
-    // ranges that become leaves unbinned.)
-    let (mut low, mut high) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
-    for r in records {
-        let c = r.min + r.max;
-        low = low.min(c);
-        high = high.max(c);
-    }
-    let centres = Bin {
-        min: low,
-        max: high,
-        count: 0,
-    };
+    // Found here rather than by the parent's partition, which paid four selects an
+    // item for it, and for ranges that become leaves unbinned.
+    let centres = centres_of(records);
     let extent = centres.max - centres.min;
     let binning = Binning::of(&centres, records.len());
     let bins_used = binning.bins_used;
@@ -736,14 +737,9 @@ mod tests {
                     max: b.max.into(),
                 })
                 .collect();
-            let mut centres = Bin::EMPTY;
-            for r in &records {
-                let c = r.min + r.max;
-                centres.add(c, c);
-            }
             let mut bins = [[Bin::EMPTY; BINS]; 3];
             assert!(choose_split(&records, 4, &mut bins).is_some());
-            let binning = Binning::of(&centres, n);
+            let binning = Binning::of(&centres_of(&records), n);
             let mut one_by_one = [[Bin::EMPTY; BINS]; 3];
             for r in &records {
                 binning.add(&mut one_by_one, r);
