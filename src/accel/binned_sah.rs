@@ -127,13 +127,18 @@ pub(crate) fn build_binary(
     rule: LeafRule,
     alone: impl Fn(u32) -> bool + Sync,
 ) -> BinaryBuild {
+    build_binary_on(boxes, rule, alone, build_threads(boxes.len()))
+}
+
+/// The threads a build step over `items` items uses: the machine's cores from
+/// [`PARALLEL_ITEMS`] items on, one below.
+pub(crate) fn build_threads(items: usize) -> usize {
     // (Asked only when it matters: the answer reads the process's CPU limits.)
-    let threads = if boxes.len() >= PARALLEL_ITEMS {
+    if items >= PARALLEL_ITEMS {
         std::thread::available_parallelism().map_or(1, |t| t.get())
     } else {
         1
-    };
-    build_binary_on(boxes, rule, alone, threads)
+    }
 }
 
 /// [`build_binary`] on at most `threads` threads.

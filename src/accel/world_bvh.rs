@@ -29,7 +29,7 @@
 
 use glam::{DVec3, Vec4};
 
-use super::binned_sah::{build_binary, BinaryBuild, LeafRule};
+use super::binned_sah::{build_binary, build_threads, BinaryBuild, LeafRule};
 use super::leaf_triangles::{LeafTriangle, Quantizer};
 use super::{Aabb, Aabb4, WalkStack, WorldFrame};
 
@@ -201,7 +201,7 @@ impl WorldBvh {
     pub fn build(
         boxes: &[Aabb],
         items: &[WorldItem],
-        corners: impl Fn(usize) -> [DVec3; 3],
+        corners: impl Fn(usize) -> [DVec3; 3] + Sync,
     ) -> Option<WorldBvh> {
         WorldBvh::build_in(WorldFrame::default(), boxes, items, corners)
     }
@@ -216,7 +216,7 @@ impl WorldBvh {
         frame: WorldFrame,
         boxes: &[Aabb],
         items: &[WorldItem],
-        corners: impl Fn(usize) -> [DVec3; 3],
+        corners: impl Fn(usize) -> [DVec3; 3] + Sync,
     ) -> Option<WorldBvh> {
         assert_eq!(boxes.len(), items.len(), "one box per item");
         let whole_items = items
@@ -345,10 +345,15 @@ impl WorldBvh {
 }
 
 /// The four-wide tree of a binary build, with its leaf records.
+///
+/// The nodes are made first, on this thread; the leaf records, which read every
+/// triangle's corners in the build's order (scattered reads, most of the 7 ms a
+/// one-thread collapse of littlest_tokyo took), are written after, on up to as many
+/// threads as the binary build used.
 fn collapse(
     binary: &BinaryBuild,
     items: &[WorldItem],
-    corners: impl Fn(usize) -> [DVec3; 3],
+    corners: impl Fn(usize) -> [DVec3; 3] + Sync,
     whole_items: usize,
 ) -> WorldBvh {
     let Some(root) = binary.nodes.first() else {
@@ -361,7 +366,9 @@ fn collapse(
         d.x * d.y + d.y * d.z + d.z * d.x
     };
     let mut nodes = vec![WorldNode::EMPTY];
-    let mut triangles = Vec::with_capacity(items.len() - whole_items + FILTER_LANES - 1);
+    let mut leaves = Vec::new();
+    // The leaf records so far.
+    let mut records = 0u32;
     // (wide node to fill, binary node whose children it gets)
     let mut work = vec![(0usize, 0u32)];
     while let Some((wide, index)) = work.pop() {
@@ -392,20 +399,15 @@ fn collapse(
                 work.push((next, n));
                 next as u32
             } else {
-                let slots = child.first as usize..(child.first + child.count) as usize;
-                let first_item = binary.order[slots.start] as usize;
+                let first_item = binary.order[child.first as usize] as usize;
                 match items[first_item] {
                     // The build gives every whole item a leaf of its own.
                     WorldItem::Whole(k) => WHOLE_TAG | k,
+                    // (Every item of a leaf is then a triangle.)
                     WorldItem::Triangle(_) => {
-                        let first = triangles.len() as u32;
-                        let grid = Quantizer::new(child.bounds.min, child.bounds.max);
-                        for slot in slots {
-                            let item = binary.order[slot] as usize;
-                            if let WorldItem::Triangle(id) = items[item] {
-                                triangles.push(grid.pack(id, corners(item)));
-                            }
-                        }
+                        let first = records;
+                        records += child.count;
+                        leaves.push(n);
                         LEAF_TAG | (child.count - 1) << 27 | first
                     }
                 }
@@ -413,6 +415,23 @@ fn collapse(
         }
         nodes[wide] = filled;
     }
+    debug_assert_eq!(records as usize, items.len() - whole_items);
+    let fill = |leaves: &[u32], out: &mut Vec<LeafTriangle>| {
+        for &n in leaves {
+            let leaf = &bn[n as usize];
+            let grid = Quantizer::new(leaf.bounds.min, leaf.bounds.max);
+            for &item in &binary.order[leaf.first as usize..(leaf.first + leaf.count) as usize] {
+                if let WorldItem::Triangle(id) = items[item as usize] {
+                    out.push(grid.pack(id, corners(item as usize)));
+                }
+            }
+        }
+    };
+    let records_of = |n: &u32| bn[*n as usize].count as usize;
+    // Room for the padding too.
+    let room = records as usize + FILTER_LANES - 1;
+    let threads = build_threads(records as usize);
+    let mut triangles = fill_in_runs(&leaves, records_of, room, threads, fill);
     triangles.extend([LeafTriangle::default(); FILTER_LANES - 1]);
     WorldBvh {
         frame: WorldFrame::default(),
@@ -421,6 +440,60 @@ fn collapse(
         triangles,
         whole_items,
     }
+}
+
+/// The records `fill` writes for `leaves` (binary leaves, `records_of` records each),
+/// in their order, in a list with room for `room` records: on one thread, or in runs of
+/// about the same number of records on up to `threads` scoped threads (the first run on
+/// this one, straight into the list; each other into a list of its own, appended).
+fn fill_in_runs(
+    leaves: &[u32],
+    records_of: impl Fn(&u32) -> usize,
+    room: usize,
+    threads: usize,
+    fill: impl Fn(&[u32], &mut Vec<LeafTriangle>) + Sync,
+) -> Vec<LeafTriangle> {
+    let mut out = Vec::with_capacity(room);
+    if threads <= 1 {
+        fill(leaves, &mut out);
+        return out;
+    }
+    let per_run = room.div_ceil(threads);
+    let mut runs = Vec::with_capacity(threads);
+    let mut rest = leaves;
+    while !rest.is_empty() {
+        let (mut count, mut records) = (0, 0);
+        while count < rest.len() && (count == 0 || records < per_run) {
+            records += records_of(&rest[count]);
+            count += 1;
+        }
+        let (run, after) = rest.split_at(count);
+        runs.push((run, records));
+        rest = after;
+    }
+    std::thread::scope(|scope| {
+        let fill = &fill;
+        let others: Vec<_> = (runs.iter().skip(1))
+            .map(|&(run, records)| {
+                scope.spawn(move || {
+                    let mut own = Vec::with_capacity(records);
+                    fill(run, &mut own);
+                    own
+                })
+            })
+            .collect();
+        if let Some(&(first, _)) = runs.first() {
+            fill(first, &mut out);
+        }
+        for other in others {
+            // A run's thread only panics where the one-thread fill would.
+            match other.join() {
+                Ok(own) => out.extend_from_slice(&own),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    out
 }
 
 #[cfg(test)]
@@ -517,5 +590,35 @@ mod tests {
             WorldChild::Triangles { first: 0, count: 1 }
         );
         assert_eq!(bvh.bounds(), boxes[0]);
+    }
+
+    #[test]
+    fn leaf_records_filled_in_runs_on_threads_come_in_leaf_order() {
+        // 500 leaves of 1 to 8 records; a record's id names its leaf and place in it.
+        let sizes: Vec<u32> = (0..500).map(|k| 1 + (k * 7) % 8).collect();
+        let fill = |leaves: &[u32], out: &mut Vec<LeafTriangle>| {
+            for &leaf in leaves {
+                for k in 0..sizes[leaf as usize] {
+                    let id = leaf * 16 + k;
+                    out.push(LeafTriangle::new(
+                        id,
+                        [DVec3::ZERO; 3],
+                        glam::Vec3::ZERO,
+                        glam::Vec3::ONE,
+                    ));
+                }
+            }
+        };
+        let leaves: Vec<u32> = (0..500).collect();
+        let expected: Vec<u32> = (0..500u32)
+            .flat_map(|leaf| (0..sizes[leaf as usize]).map(move |k| leaf * 16 + k))
+            .collect();
+        let room = expected.len();
+        for threads in [1, 2, 3, 7, 1000] {
+            let records_of = |n: &u32| sizes[*n as usize] as usize;
+            let out = fill_in_runs(&leaves, records_of, room, threads, fill);
+            let ids: Vec<u32> = out.iter().map(|r| r.id).collect();
+            assert_eq!(ids, expected, "{threads} threads");
+        }
     }
 }
