@@ -120,8 +120,9 @@ pub(crate) struct LeafRule {
 /// tree is split on the calling thread until every range left holds at most an eighth
 /// of the items, and those ranges, disjoint runs of the build order, are built on
 /// scoped threads (not the rayon pool: a build may run inside a query that other pool
-/// threads wait on). Every range is split exactly as the one-thread build splits it,
-/// so the tree is the same; only the nodes' numbering differs.
+/// threads wait on), each as soon as the top hands it over, the calling thread joining
+/// them once the top is done. Every range is split exactly as the one-thread build
+/// splits it, so the tree is the same; only the nodes' numbering differs.
 pub(crate) fn build_binary(
     boxes: &[Aabb],
     rule: LeafRule,
@@ -174,24 +175,17 @@ fn build_binary_on(
     } else {
         0
     };
-    let mut deferred = Vec::new();
     let top = Split {
         rule,
         alone: &alone,
         offset: 0,
         defer_at_most,
     };
-    top.run(root, &mut nodes, &mut order, &mut records, &mut deferred);
-    if !deferred.is_empty() {
-        build_deferred(
-            deferred,
-            &mut nodes,
-            &mut order,
-            &mut records,
-            rule,
-            &alone,
-            threads,
-        );
+    if defer_at_most == 0 {
+        top.run(root, &mut nodes, &mut order, &mut records, |_| {});
+    } else {
+        let built = build_with_helpers(&top, root, &mut nodes, &mut order, &mut records, threads);
+        link(&mut nodes, built);
     }
     BinaryBuild { nodes, order }
 }
@@ -206,61 +200,66 @@ const PLACEHOLDER: BinaryNode = BinaryNode {
     count: 0,
 };
 
-/// Builds the ranges the top of the tree left (each into a node list of its own, on up
-/// to `threads` scoped threads, the largest first) and links them in.
-fn build_deferred(
-    mut deferred: Vec<Range>,
+/// A range the top of the tree leaves to the threads, with its items and records.
+type Deferred<'s> = (Range, &'s mut [u32], &'s mut [Record]);
+
+/// Splits the top of the tree (`top`, from `root`) on this thread while up to
+/// `threads - 1` scoped threads build the ranges it defers, each as soon as it is
+/// deferred, into a node list of its own; this thread joins them when the top is done.
+/// Returns each deferred range's node with its subtree.
+fn build_with_helpers<F: Fn(u32) -> bool + Sync>(
+    top: &Split<'_, F>,
+    root: Range,
     nodes: &mut Vec<BinaryNode>,
     order: &mut [u32],
     records: &mut [Record],
-    rule: LeafRule,
-    alone: &(impl Fn(u32) -> bool + Sync),
     threads: usize,
-) {
-    // Carve the disjoint runs of the order and records out, in order.
-    deferred.sort_unstable_by_key(|r| r.start);
-    let mut tasks = Vec::with_capacity(deferred.len());
-    let (mut order_rest, mut records_rest, mut taken) = (order, records, 0);
-    for range in deferred {
-        let (_, o) = std::mem::take(&mut order_rest).split_at_mut(range.start - taken);
-        let (_, r) = std::mem::take(&mut records_rest).split_at_mut(range.start - taken);
-        let (o, o_rest) = o.split_at_mut(range.end - range.start);
-        let (r, r_rest) = r.split_at_mut(range.end - range.start);
-        (order_rest, records_rest, taken) = (o_rest, r_rest, range.end);
-        tasks.push((range, o, r));
-    }
-    // Popped from the back: the largest first.
-    tasks.sort_unstable_by_key(|(range, _, _)| range.end - range.start);
-    let queue = std::sync::Mutex::new(tasks);
+) -> Vec<(usize, Vec<BinaryNode>)> {
+    let (send, receive) = std::sync::mpsc::channel::<Deferred<'_>>();
+    let receive = std::sync::Mutex::new(receive);
     let built = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for _ in 0..threads.min(queue.lock().map_or(0, |q| q.len())) {
-            scope.spawn(|| loop {
-                let Some((range, order, records)) = queue.lock().ok().and_then(|mut q| q.pop())
-                else {
-                    return;
-                };
-                let split = Split {
-                    rule,
-                    alone,
-                    offset: range.start,
-                    defer_at_most: 0,
-                };
-                let local = Range {
-                    node: 0,
-                    start: 0,
-                    end: range.end - range.start,
-                    ..range
-                };
-                let mut subtree = vec![PLACEHOLDER];
-                split.run(local, &mut subtree, order, records, &mut Vec::new());
-                if let Ok(mut built) = built.lock() {
-                    built.push((range.node, subtree));
-                }
-            });
+        let help = || loop {
+            // (Waits holding the lock: the next range goes to one thread anyway. A
+            // poisoned lock means a thread panicked, which the scope passes on.)
+            let Some((range, order, records)) = receive.lock().ok().and_then(|r| r.recv().ok())
+            else {
+                return;
+            };
+            let split = Split {
+                rule: top.rule,
+                alone: top.alone,
+                offset: range.start,
+                defer_at_most: 0,
+            };
+            let local = Range {
+                node: 0,
+                start: 0,
+                end: range.end - range.start,
+                ..range
+            };
+            let mut subtree = vec![PLACEHOLDER];
+            split.run(local, &mut subtree, order, records, |_| {});
+            if let Ok(mut built) = built.lock() {
+                built.push((range.node, subtree));
+            }
+        };
+        for _ in 1..threads {
+            scope.spawn(help);
         }
+        top.run(root, nodes, order, records, |deferred| {
+            // (It cannot fail: the receiver lives until this function returns.)
+            let _ = send.send(deferred);
+        });
+        drop(send);
+        help();
     });
-    let mut built = built.into_inner().unwrap_or_default();
+    built.into_inner().unwrap_or_default()
+}
+
+/// Links the subtrees `built` (each with the node of the range it was built for) into
+/// `nodes`, in the order of those nodes.
+fn link(nodes: &mut Vec<BinaryNode>, mut built: Vec<(usize, Vec<BinaryNode>)>) {
     built.sort_unstable_by_key(|(node, _)| *node);
     for (node, subtree) in built {
         // The subtree's root takes the range's node; its other nodes go to the end, in
@@ -299,15 +298,15 @@ struct Split<'a, F> {
 
 impl<F: Fn(u32) -> bool> Split<'_, F> {
     /// Splits `root` and everything below it into `nodes` (`root.node` already there),
-    /// permuting `order` and `records` (this range's, from its start), and pushes the
-    /// ranges it defers to `deferred`.
-    fn run(
+    /// permuting `order` and `records` (this range's), and hands each range it defers,
+    /// with its own part of them, to `defer`.
+    fn run<'s>(
         &self,
         root: Range,
         nodes: &mut Vec<BinaryNode>,
-        order: &mut [u32],
-        records: &mut [Record],
-        deferred: &mut Vec<Range>,
+        order: &'s mut [u32],
+        records: &'s mut [Record],
+        mut defer: impl FnMut(Deferred<'s>),
     ) {
         let rule = self.rule;
         let block = rule.block.max(1);
@@ -317,22 +316,21 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
             items: vec![0; order.len()],
             records: records.to_vec(),
         };
-        let mut work = vec![root];
-        while let Some(range) = work.pop() {
+        // Each range with its own part of the order and records.
+        let mut work = vec![(root, order, records)];
+        while let Some((range, items, records)) = work.pop() {
             let Range {
                 node, start, end, ..
             } = range;
             let count = end - start;
             if count <= self.defer_at_most {
-                deferred.push(range);
+                defer((range, items, records));
                 continue;
             }
             let bounds = Aabb {
                 min: range.bounds.min.into(),
                 max: range.bounds.max.into(),
             };
-            let items = &mut order[start..end];
-            let records = &mut records[start..end];
             let has_alone =
                 count > 1 && count <= max_leaf && items.iter().any(|&i| (self.alone)(i));
             let leaf = BinaryNode {
@@ -386,18 +384,22 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
                 first: child as u32,
                 count: 0,
             };
-            work.push(Range {
+            let (left_items, right_items) = items.split_at_mut(mid);
+            let (left_records, right_records) = records.split_at_mut(mid);
+            let right = Range {
                 node: child + 1,
                 start: start + mid,
                 end,
                 bounds: right,
-            });
-            work.push(Range {
+            };
+            work.push((right, right_items, right_records));
+            let left = Range {
                 node: child,
                 start,
                 end: start + mid,
                 bounds: left,
-            });
+            };
+            work.push((left, left_items, left_records));
         }
     }
 }
