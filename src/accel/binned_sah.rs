@@ -82,12 +82,24 @@ impl Bin {
     }
 }
 
-/// An item as the build moves it: its box (the permutation of these records is the
-/// build's order, so binning reads them one after the other instead of gathering them).
-#[derive(Clone, Copy)]
-struct Record {
+/// An item's box as the build takes and moves it, each corner in a 16-byte SIMD lane
+/// (the permutation of these records is the build's order, so binning reads them one
+/// after the other instead of gathering them).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ItemBox {
     min: Vec3A,
     max: Vec3A,
+}
+
+impl ItemBox {
+    /// The build's form of the box `b`.
+    #[inline]
+    pub fn new(b: &Aabb) -> ItemBox {
+        ItemBox {
+            min: b.min.into(),
+            max: b.max.into(),
+        }
+    }
 }
 
 /// A range still to build: its node, its records and its box, known from its parent's
@@ -113,8 +125,9 @@ pub(crate) struct LeafRule {
 }
 
 /// Builds the binary tree over `boxes` (whose corners must not be NaN: every box this
-/// crate makes is outward-rounded, see [`Aabb::from_f64_outward`]). Leaves are shaped by
-/// `rule`, and an item for which `alone` is true always has a leaf of its own.
+/// crate makes is outward-rounded, see [`Aabb::from_f64_outward`]), which it takes to
+/// permute as it goes. Leaves are shaped by `rule`, and an item for which `alone` is
+/// true always has a leaf of its own.
 ///
 /// Builds of at least [`PARALLEL_ITEMS`] items use the machine's cores: the top of the
 /// tree is split on the calling thread until every range left holds at most an eighth
@@ -124,11 +137,12 @@ pub(crate) struct LeafRule {
 /// them once the top is done. Every range is split exactly as the one-thread build
 /// splits it, so the tree is the same; only the nodes' numbering differs.
 pub(crate) fn build_binary(
-    boxes: &[Aabb],
+    boxes: Vec<ItemBox>,
     rule: LeafRule,
     alone: impl Fn(u32) -> bool + Sync,
 ) -> BinaryBuild {
-    build_binary_on(boxes, rule, alone, build_threads(boxes.len()))
+    let threads = build_threads(boxes.len());
+    build_binary_on(boxes, rule, alone, threads)
 }
 
 /// The threads a build step over `items` items uses: the machine's cores from
@@ -144,7 +158,7 @@ pub(crate) fn build_threads(items: usize) -> usize {
 
 /// [`build_binary`] on at most `threads` threads.
 fn build_binary_on(
-    boxes: &[Aabb],
+    boxes: Vec<ItemBox>,
     rule: LeafRule,
     alone: impl Fn(u32) -> bool + Sync,
     threads: usize,
@@ -156,13 +170,8 @@ fn build_binary_on(
     if n == 0 {
         return BinaryBuild { nodes, order };
     }
-    let mut records: Vec<Record> = boxes
-        .iter()
-        .map(|b| Record {
-            min: b.min.into(),
-            max: b.max.into(),
-        })
-        .collect();
+    // The build permutes the boxes it is given (no copy of them).
+    let mut records = boxes;
     nodes.push(PLACEHOLDER);
     let root = Range {
         node: 0,
@@ -201,7 +210,7 @@ const PLACEHOLDER: BinaryNode = BinaryNode {
 };
 
 /// A range the top of the tree leaves to the threads, with its items and records.
-type Deferred<'s> = (Range, &'s mut [u32], &'s mut [Record]);
+type Deferred<'s> = (Range, &'s mut [u32], &'s mut [ItemBox]);
 
 /// Splits the top of the tree (`top`, from `root`) on this thread while up to
 /// `threads - 1` scoped threads build the ranges it defers, each as soon as it is
@@ -212,7 +221,7 @@ fn build_with_helpers<F: Fn(u32) -> bool + Sync>(
     root: Range,
     nodes: &mut Vec<BinaryNode>,
     order: &mut [u32],
-    records: &mut [Record],
+    records: &mut [ItemBox],
     threads: usize,
 ) -> Vec<(usize, Vec<BinaryNode>)> {
     let (send, receive) = std::sync::mpsc::channel::<Deferred<'_>>();
@@ -305,7 +314,7 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
         root: Range,
         nodes: &mut Vec<BinaryNode>,
         order: &'s mut [u32],
-        records: &'s mut [Record],
+        records: &'s mut [ItemBox],
         mut defer: impl FnMut(Deferred<'s>),
     ) {
         let rule = self.rule;
@@ -406,7 +415,7 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
 
 /// The box of some records' (doubled: `min + max`) centres, which a range's bins
 /// divide.
-fn centres_of(records: &[Record]) -> Bin {
+fn centres_of(records: &[ItemBox]) -> Bin {
     let (mut min, mut max) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
     for r in records {
         let c = r.min + r.max;
@@ -417,7 +426,7 @@ fn centres_of(records: &[Record]) -> Bin {
 }
 
 /// The box of some records.
-fn bounds_of(records: &[Record]) -> Bin {
+fn bounds_of(records: &[ItemBox]) -> Bin {
     let mut bounds = Bin::EMPTY;
     for r in records {
         bounds.add(r.min, r.max);
@@ -493,7 +502,7 @@ impl Binning {
 
     /// Adds `r` to its bin along each axis.
     #[inline(always)]
-    fn add(&self, bins: &mut [[Bin; BINS]; 3], r: &Record) {
+    fn add(&self, bins: &mut [[Bin; BINS]; 3], r: &ItemBox) {
         let [x, y, z] = self.slots(r.min + r.max);
         bins[0][x].add(r.min, r.max);
         bins[1][y].add(r.min, r.max);
@@ -510,7 +519,7 @@ impl Binning {
 
 /// Finds the cheapest binned SAH split of a range's records over the three axes; `None`
 /// when every centre is the same point (or NaN). `bins` is scratch room.
-fn choose_split(records: &[Record], block: usize, bins: &mut [[Bin; BINS]; 3]) -> Option<Choice> {
+fn choose_split(records: &[ItemBox], block: usize, bins: &mut [[Bin; BINS]; 3]) -> Option<Choice> {
     // Found here rather than by the parent's partition, which paid four selects an
     // item for it, and for ranges that become leaves unbinned.
     let centres = centres_of(records);
@@ -614,7 +623,7 @@ fn choose_split(records: &[Record], block: usize, bins: &mut [[Bin; BINS]; 3]) -
 /// at the top of the tree, where the sides are shuffled.
 fn partition(
     items: &mut [u32],
-    records: &mut [Record],
+    records: &mut [ItemBox],
     choice: Choice,
     scratch: &mut Scratch,
 ) -> Option<(usize, Bin, Bin)> {
@@ -639,13 +648,17 @@ fn partition(
 /// Room a build reuses from split to split, as large as the whole build.
 struct Scratch {
     items: Vec<u32>,
-    records: Vec<Record>,
+    records: Vec<ItemBox>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use glam::Vec3;
+
+    fn item_boxes(boxes: &[Aabb]) -> Vec<ItemBox> {
+        boxes.iter().map(ItemBox::new).collect()
+    }
 
     fn scattered(n: usize) -> Vec<Aabb> {
         let mut state = 0x2545_f491u32;
@@ -721,8 +734,8 @@ mod tests {
     fn threads_build_the_one_thread_tree() {
         let boxes = scattered(PARALLEL_ITEMS + 1000);
         let alone = |k: u32| k % 997 == 0;
-        let one = build_binary_on(&boxes, FOUR, alone, 1);
-        let many = build_binary_on(&boxes, FOUR, alone, 4);
+        let one = build_binary_on(item_boxes(&boxes), FOUR, alone, 1);
+        let many = build_binary_on(item_boxes(&boxes), FOUR, alone, 4);
         check(&boxes, &many, 4);
         assert_eq!(many.nodes.len(), one.nodes.len());
         assert_eq!(shape(&many), shape(&one));
@@ -737,9 +750,9 @@ mod tests {
         // at the end: the bins, and so the split, must be those of one set filled in
         // order, for even and odd counts (the last record of an odd count alone).
         for n in [SMALL_RANGE + 1, SMALL_RANGE + 2, 255, 1000, 1001] {
-            let records: Vec<Record> = scattered(n)
+            let records: Vec<ItemBox> = scattered(n)
                 .iter()
-                .map(|b| Record {
+                .map(|b| ItemBox {
                     min: b.min.into(),
                     max: b.max.into(),
                 })
@@ -764,7 +777,7 @@ mod tests {
     fn every_item_lands_in_one_small_leaf() {
         for n in [1, 2, 4, 5, 17, 1000] {
             let boxes = scattered(n);
-            let build = build_binary(&boxes, FOUR, |_| false);
+            let build = build_binary(item_boxes(&boxes), FOUR, |_| false);
             check(&boxes, &build, 4);
         }
     }
@@ -776,7 +789,7 @@ mod tests {
             max: Vec3::ONE,
         };
         let boxes = vec![b; 37];
-        let build = build_binary(&boxes, FOUR, |_| false);
+        let build = build_binary(item_boxes(&boxes), FOUR, |_| false);
         check(&boxes, &build, 4);
     }
 
@@ -784,11 +797,11 @@ mod tests {
     fn items_that_must_be_alone_get_their_own_leaf() {
         let boxes = scattered(300);
         let alone = |i: u32| i % 7 == 0;
-        let build = build_binary(&boxes, FOUR, alone);
+        let build = build_binary(item_boxes(&boxes), FOUR, alone);
         check(&boxes, &build, 4);
         // With leaves of up to eight, an item alone still gets its own.
         let eight = LeafRule { max: 8, ..FOUR };
-        let build = build_binary(&boxes, eight, alone);
+        let build = build_binary(item_boxes(&boxes), eight, alone);
         check(&boxes, &build, 8);
         for node in build.nodes.iter().filter(|n| n.count > 1) {
             let items = &build.order[node.first as usize..(node.first + node.count) as usize];
@@ -806,7 +819,7 @@ mod tests {
                 max: b.max + Vec3::splat(1000.0),
             });
         }
-        let build = build_binary(&boxes, FOUR, |_| false);
+        let build = build_binary(item_boxes(&boxes), FOUR, |_| false);
         let root = &build.nodes[0];
         let (l, r) = (
             &build.nodes[root.first as usize],

@@ -28,6 +28,7 @@
 use glam::{DMat4, DVec3};
 use smallvec::SmallVec;
 
+use super::binned_sah::ItemBox;
 use super::bvh::{Aabb, Bvh};
 use super::triangle_list::TriangleList;
 use super::wide_bvh::WideBvh;
@@ -402,7 +403,8 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                         return;
                     }
                     let [a, b, c] = t.map(|i| placed[i as usize]);
-                    boxes.push(padded_outward(a.min(b).min(c), a.max(b).max(c), origin));
+                    let bound = padded_outward(a.min(b).min(c), a.max(b).max(c), origin);
+                    boxes.push(ItemBox::new(&bound));
                     items.push(WorldItem::Triangle(next_id + p));
                     corners.push(t.map(|i| base + i));
                 });
@@ -410,12 +412,12 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                 next_id += g.primitive_count() as u32;
             }
             (Placement::Whole, _) => {
-                boxes.push(if origin == DVec3::ZERO {
+                boxes.push(ItemBox::new(&if origin == DVec3::ZERO {
                     instance.world_box
                 } else {
                     let (min, max) = instance.world_box.as_dvec3();
                     padded_outward(min, max, origin)
-                });
+                }));
                 items.push(WorldItem::Whole(k as u32));
                 corners.push([0; 3]);
             }
@@ -426,7 +428,7 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
     let corner = |k: usize| {
         corners[k].map(|i| frame.point(world.get(i as usize).copied().unwrap_or(origin)))
     };
-    match WorldBvh::build_in(frame, &boxes, &items, corner) {
+    match WorldBvh::build_from_item_boxes(frame, boxes, &items, corner) {
         Some(world) => (world, id_starts),
         None => {
             // More than a world tree holds: every instance whole (the plain per-drawable

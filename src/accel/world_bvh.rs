@@ -29,7 +29,7 @@
 
 use glam::{DVec3, Vec4};
 
-use super::binned_sah::{build_binary, build_threads, BinaryBuild, LeafRule};
+use super::binned_sah::{build_binary, build_threads, BinaryBuild, ItemBox, LeafRule};
 use super::leaf_triangles::{LeafTriangle, Quantizer};
 use super::{Aabb, Aabb4, WalkStack, WorldFrame};
 
@@ -215,6 +215,23 @@ impl WorldBvh {
     pub fn build_in(
         frame: WorldFrame,
         boxes: &[Aabb],
+        items: &[WorldItem],
+        corners: impl Fn(usize) -> [DVec3; 3] + Sync,
+    ) -> Option<WorldBvh> {
+        let boxes = boxes.iter().map(ItemBox::new).collect();
+        WorldBvh::build_from_item_boxes(frame, boxes, items, corners)
+    }
+
+    /// [`build_in`](Self::build_in) from the boxes in the form the build moves them,
+    /// which it takes (a scene index writes them in that form as it places the
+    /// triangles: no second copy of millions of boxes).
+    ///
+    /// # Panics
+    ///
+    /// When `boxes` and `items` differ in length.
+    pub(crate) fn build_from_item_boxes(
+        frame: WorldFrame,
+        boxes: Vec<ItemBox>,
         items: &[WorldItem],
         corners: impl Fn(usize) -> [DVec3; 3] + Sync,
     ) -> Option<WorldBvh> {
