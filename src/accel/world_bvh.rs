@@ -192,8 +192,9 @@ impl Default for WorldBvh {
 impl WorldBvh {
     /// Builds the tree over `items` with their world boxes `boxes` (outward-rounded, no
     /// NaN corner); `corners(k)` gives the world corners of item `k` when it is a
-    /// triangle (each must lie in its box). `None` when there are more triangles than
-    /// [`MAX_WORLD_TRIANGLES`] or more whole items than [`MAX_WHOLE_ITEMS`].
+    /// triangle (each must lie in its box; large builds call it from several threads at
+    /// once). `None` when there are more triangles than [`MAX_WORLD_TRIANGLES`] or more
+    /// whole items than [`MAX_WHOLE_ITEMS`].
     ///
     /// # Panics
     ///
