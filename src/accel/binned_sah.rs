@@ -750,13 +750,7 @@ mod tests {
         // at the end: the bins, and so the split, must be those of one set filled in
         // order, for even and odd counts (the last record of an odd count alone).
         for n in [SMALL_RANGE + 1, SMALL_RANGE + 2, 255, 1000, 1001] {
-            let records: Vec<ItemBox> = scattered(n)
-                .iter()
-                .map(|b| ItemBox {
-                    min: b.min.into(),
-                    max: b.max.into(),
-                })
-                .collect();
+            let records = item_boxes(&scattered(n));
             let mut bins = [[Bin::EMPTY; BINS]; 3];
             assert!(choose_split(&records, 4, &mut bins).is_some());
             let binning = Binning::of(&centres_of(&records), n);
