@@ -114,15 +114,15 @@ pub fn intersect_segment_triangle_up_to(
         return None;
     }
     let e_ca = edge_function(sc, sa, d);
-    // Some edge value negative and some positive, as one comparison: `min` and `max`
-    // pass over NaN values (as the comparisons are false for them), so `low` is
-    // negative iff some value is, `high` positive iff some value is, and both iff the
-    // larger of `low` and `-high` is negative. (Tested as two conditions, the first,
-    // on the winding alone, went either way and mispredicted on two tests in three in
-    // callgrind's simulation.)
-    let low = e_ab.min(e_bc).min(e_ca);
-    let high = e_ab.max(e_bc).max(e_ca);
-    if low.max(-high) < 0.0 {
+    // Some edge value negative and some positive, decided by one branch: the six
+    // comparisons are combined with `&` and `|` (a NaN value compares false both ways,
+    // so it counts as neither). (Tested as two conditions, the first, on the winding
+    // alone, went either way and mispredicted on two tests in three in callgrind's
+    // simulation; `min` and `max`, which pass over NaN values, cost three instructions
+    // each.)
+    let negative = (e_ab < 0.0) | (e_bc < 0.0) | (e_ca < 0.0);
+    let positive = (e_ab > 0.0) | (e_bc > 0.0) | (e_ca > 0.0);
+    if negative & positive {
         return None;
     }
     let normal = (b - a).cross(c - a);
