@@ -245,9 +245,11 @@ impl SegmentHitStore {
     pub fn drain_sorted_into(&mut self, out: &mut Vec<LineSegmentHit>, paths: &mut NodePathPool) {
         out.clear();
         if self.hits.len() <= 1 {
-            // A limited query's one hit (or none): nothing to sort.
+            // A limited query's one hit (or none): nothing to sort. (Through the slice's
+            // iterator, as below: made from `hits.first()`, the record was built aside
+            // and copied in by `memcpy`, 1 % of a nearest query on littlest_tokyo.)
             out.reserve_exact(self.hits.len());
-            out.extend(self.hits.first().map(|h| self.record(h, paths)));
+            out.extend(self.hits.iter().map(|h| self.record(h, paths)));
             self.clear();
             return;
         }
