@@ -265,7 +265,7 @@ impl PolytopeIntersector {
         let mut limited: SmallVec<[PolytopeHit; 4]> = SmallVec::new();
         let kept = &mut self.hits;
         let paths = &mut self.spare_paths;
-        // Each hit is pushed first and filled in place: built aside, it (~430 bytes) and
+        // Each hit is added first and filled in place: built aside, it (~430 bytes) and
         // its polygon were each copied once more (1.2 % of a box query on littlest_tokyo).
         let start = |r: &RawHit, local: &[DVec3], paths: &mut NodePathPool| PolytopeHit {
             node_path: paths.copy_of(context.node_path),
@@ -292,7 +292,10 @@ impl PolytopeIntersector {
         };
         for_each_primitive(raw, points, distinct, |r, local_polygon| {
             if limit == IntersectionLimit::None {
-                kept.push(start(r, local_polygon, paths));
+                // Made by the iterator once there is room, the hit is written in place;
+                // made before `push` checks for room, it was built aside and copied in
+                // by `memcpy` (1 % of a box query on littlest_tokyo and on the city).
+                kept.extend(std::iter::once_with(|| start(r, local_polygon, paths)));
                 finish(kept.last_mut(), local_polygon);
             } else {
                 limited.push(start(r, local_polygon, paths));
