@@ -7,22 +7,13 @@
 //! cargo run --release --example accel_stats -- SCENE.glb
 //! ```
 
-use std::collections::HashMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use glam::Vec3;
 use scene_intersect::accel::WorldChild;
-use scene_intersect::drawable::PrimitiveFunctor;
 
-/// Counts the triangles a drawable decomposes into.
-struct CountTriangles(usize);
-
-impl PrimitiveFunctor for CountTriangles {
-    fn triangle(&mut self, _: [Vec3; 3], _: [u32; 3], _: u32) {
-        self.0 += 1;
-    }
-}
+#[path = "common/instanced_triangles.rs"]
+mod instanced_triangles;
 
 fn main() -> ExitCode {
     let Some(path) = std::env::args().nth(1) else {
@@ -42,35 +33,21 @@ fn main() -> ExitCode {
     let (bytes, primitives) = scene.acceleration_memory();
     // Counted by decomposing each placed drawable once (asking for its BVH would build
     // the BVHs the scene index does not keep, and count what they hold).
-    let mut per_drawable = HashMap::new();
-    let instanced: usize = scene.scene_index(import.root).map_or(0, |index| {
-        index
-            .instances()
-            .iter()
-            .map(|i| {
-                *per_drawable.entry(i.drawable).or_insert_with(|| {
-                    let mut count = CountTriangles(0);
-                    if let Some(d) = scene.drawable(i.drawable) {
-                        d.accept(&mut count);
-                    }
-                    count.0
-                })
-            })
-            .sum()
-    });
-    let per = |count: usize| {
+    let instanced = instanced_triangles::instanced_triangles(&scene, import.root);
+    // `x / count` to `digits` places, "-" for no count.
+    let ratio = |x: usize, count: usize, digits: usize| {
         if count == 0 {
             "-".to_string()
         } else {
-            format!("{:.1}", bytes as f64 / count as f64)
+            format!("{:.digits$}", x as f64 / count as f64)
         }
     };
     println!(
         "{path}: {primitives} primitives in drawable BVHs, {instanced} instanced triangles, \
          built in {:.1} ms, {bytes} bytes = {} bytes per BVH primitive, {} per instanced triangle",
         build.as_secs_f64() * 1e3,
-        per(primitives),
-        per(instanced),
+        ratio(bytes, primitives, 1),
+        ratio(bytes, instanced, 1),
     );
     if let Some(index) = scene.scene_index(import.root) {
         let world = index.world();
@@ -82,20 +59,13 @@ fn main() -> ExitCode {
                 _ => whole += 1,
             },
         );
-        let ratio = |x: usize, count: usize| {
-            if count == 0 {
-                "-".to_string()
-            } else {
-                format!("{:.2}", x as f64 / count as f64)
-            }
-        };
         let triangles = world.triangle_count();
         println!(
             "world tree: {triangles} triangles in {leaves} leaves ({} per leaf), {whole} whole \
              items, {} nodes, {} bytes per triangle; {} instances",
-            ratio(triangles, leaves),
+            ratio(triangles, leaves, 2),
             world.nodes().len(),
-            ratio(world.memory_bytes(), triangles),
+            ratio(world.memory_bytes(), triangles, 1),
             index.instances().len(),
         );
     }

@@ -3,21 +3,12 @@
 //! and the scene index with its instances, its world tree and its instance tree), on
 //! the project's city and on the real scenes of ../shared/data.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
-use glam::Vec3;
-use scene_intersect::drawable::PrimitiveFunctor;
 use scene_intersect::io::load_gltf;
 
-/// Counts the triangles a drawable decomposes into.
-struct CountTriangles(usize);
-
-impl PrimitiveFunctor for CountTriangles {
-    fn triangle(&mut self, _: [Vec3; 3], _: [u32; 3], _: u32) {
-        self.0 += 1;
-    }
-}
+#[path = "../examples/common/instanced_triangles.rs"]
+mod instanced_triangles;
 
 /// Bytes of acceleration per triangle the scene places (a mesh placed twice counts
 /// twice, as a flattened copy of the scene would hold it; points and lines, which the
@@ -26,21 +17,11 @@ fn bytes_per_instanced_triangle(path: &PathBuf) -> f64 {
     let (scene, import) = load_gltf(path).unwrap();
     scene.build_acceleration();
     let (bytes, _) = scene.acceleration_memory();
-    let index = scene.scene_index(import.root).unwrap();
-    let mut per_drawable = HashMap::new();
-    let instanced: usize = index
-        .instances()
-        .iter()
-        .map(|i| {
-            *per_drawable.entry(i.drawable).or_insert_with(|| {
-                let mut count = CountTriangles(0);
-                if let Some(d) = scene.drawable(i.drawable) {
-                    d.accept(&mut count);
-                }
-                count.0
-            })
-        })
-        .sum();
+    assert!(
+        scene.scene_index(import.root).is_some(),
+        "{path:?}: a scene index"
+    );
+    let instanced = instanced_triangles::instanced_triangles(&scene, import.root);
     assert!(instanced > 1000, "{path:?}: a real scene");
     bytes as f64 / instanced as f64
 }
