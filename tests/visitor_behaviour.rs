@@ -652,6 +652,37 @@ fn picking_tolerance_lets_segments_hit_lines_and_points() {
 }
 
 #[test]
+fn a_reference_plane_given_in_the_view_frame_measures_in_the_view_frame() {
+    let (mut s, root) = scene();
+    add_mesh(&mut s, root, "sq", square_at(0.0));
+    // Camera 10 m above the origin looking down (-z in view coordinates): the square
+    // lies at view depth z = -10.
+    let view = glam::dcamera::rh::view::look_at_mat4(
+        DVec3::new(0.0, 10.0, 0.0),
+        DVec3::ZERO,
+        DVec3::NEG_Z,
+    );
+    let mut v = IntersectionVisitor::new();
+    v.set_view_matrix(view);
+    // A box in view coordinates around the square's centre, 9 to 11 m ahead.
+    let around = Polytope::from_box(DVec3::new(-0.5, -0.5, -11.0), DVec3::new(0.5, 0.5, -9.0));
+    let mut band = PolytopeIntersector::with_frame(CoordinateFrame::View, around.unwrap());
+    // The plane 5 m ahead of the eye, facing away from it (view: -z - 5 >= 0 beyond):
+    // the square, 10 m ahead, is 5 m past it. Measured in world coordinates, where the
+    // square lies at y = 0 around the origin, the same four numbers would give -z - 5,
+    // about -5.
+    band.set_reference_plane(DVec4::new(0.0, 0.0, -1.0, -5.0))
+        .unwrap();
+    v.apply(&s, root, &mut band).unwrap();
+    let hits = band.intersections();
+    assert_eq!(hits.len(), 2, "both triangles of the square");
+    for h in hits {
+        assert!((h.distance - 5.0).abs() < 1e-9, "{}", h.distance);
+        assert!((h.max_distance - 5.0).abs() < 1e-9, "{}", h.max_distance);
+    }
+}
+
+#[test]
 fn window_picking_matches_the_camera() {
     let (mut s, root) = scene();
     add_mesh(&mut s, root, "sq", square_at(0.0));

@@ -626,8 +626,10 @@ impl Intersector for PolytopeIntersector {
             .drop_hits(&mut self.hits, |hit| hit.node_path);
         // Made afresh by `begin_world_boxes` for each scene index.
         self.world_culler = None;
-        let m = frames.matrices(self.frame)?;
-        if self.frame == CoordinateFrame::Model {
+        // World -> frame, for frames other than MODEL (whose two identity matrices,
+        // asked of `frames` for every query, were written out: 8 % of a box query on
+        // truck_town, where every box meets nothing).
+        let world_to_frame = if self.frame == CoordinateFrame::Model {
             // World coordinates: the planes as given, normalized once per polytope (a
             // polytope has a plane, so an empty list means not yet). A box's are already
             // unit: normalizing them again would only round them anew (1 % of a box
@@ -637,15 +639,18 @@ impl Intersector for PolytopeIntersector {
             if !self.polytope.has_unit_normals() && self.world_normalized.is_empty() {
                 normalize_planes_into(self.polytope.planes(), &mut self.world_normalized);
             }
+            None
         } else {
             // Planes map by the inverse transpose of the point map frame -> world, whose
             // inverse is world -> frame.
+            let m = frames.matrices(self.frame)?;
             let world = self.polytope.transformed_by_inverse(&m.world_to_frame);
             normalize_planes_into(world.planes(), &mut self.world_normalized);
             self.world_planes = Some(world);
-        }
+            Some(m.world_to_frame)
+        };
         let reference = match self.reference_plane {
-            Some(p) => m.world_to_frame.transpose() * p,
+            Some(p) => world_to_frame.unwrap_or(DMat4::IDENTITY).transpose() * p,
             None => *self
                 .world_polytope()
                 .planes()
