@@ -80,13 +80,28 @@ impl Aabb {
 }
 
 /// The largest `f32` at most `v`; `-∞` for NaN (nothing known: below everything).
+#[inline]
 pub(super) fn f32_at_most(v: f64) -> f32 {
-    if v.is_nan() {
-        return f32::NEG_INFINITY;
-    }
     let f = v as f32;
-    if f64::from(f) > v {
-        f.next_down()
+    // When the cast rounded up, one step towards −∞. `f` is then +∞ or finite, and
+    // never +0 (a `v` that rounds up to zero is negative and rounds to −0), so the step
+    // moves its bits by one: down for a clear sign bit, up for a set one (−0 becomes
+    // the least negative subnormal). Selected, not branched on: `f32::next_down`
+    // branches on the cases that cannot occur here: ~80 instructions of every box
+    // query, whose bounds `begin` rounds outward.
+    let bits = f.to_bits();
+    let step = if bits >> 31 == 0 {
+        bits.wrapping_sub(1)
+    } else {
+        bits.wrapping_add(1)
+    };
+    let f = if f64::from(f) > v {
+        f32::from_bits(step)
+    } else {
+        f
+    };
+    if v.is_nan() {
+        f32::NEG_INFINITY
     } else {
         f
     }
@@ -95,12 +110,22 @@ pub(super) fn f32_at_most(v: f64) -> f32 {
 /// The smallest `f32` at least `v`; `+∞` for NaN (nothing known: above everything).
 #[inline]
 pub(crate) fn f32_at_least(v: f64) -> f32 {
-    if v.is_nan() {
-        return f32::INFINITY;
-    }
     let f = v as f32;
-    if f64::from(f) < v {
-        f.next_up()
+    // When the cast rounded down, one step towards +∞ (as in `f32_at_most`, mirrored:
+    // `f` is −∞ or finite and never −0).
+    let bits = f.to_bits();
+    let step = if bits >> 31 == 0 {
+        bits.wrapping_add(1)
+    } else {
+        bits.wrapping_sub(1)
+    };
+    let f = if f64::from(f) < v {
+        f32::from_bits(step)
+    } else {
+        f
+    };
+    if v.is_nan() {
+        f32::INFINITY
     } else {
         f
     }
@@ -812,6 +837,81 @@ mod tests {
         assert!(a.intersects(&touching) && touching.intersects(&a));
         assert!(!a.intersects(&apart) && !apart.intersects(&a));
         assert!(a.intersects(&a));
+    }
+
+    #[test]
+    fn outward_rounding_is_the_nearest_f32_on_the_outer_side() {
+        // Against the definition, through `std`'s own steps: every special case
+        // (zeros of both signs, subnormals, the ends of the `f32` range, infinities,
+        // NaN) and random values of every magnitude.
+        let reference_at_most = |v: f64| {
+            if v.is_nan() {
+                return f32::NEG_INFINITY;
+            }
+            let f = v as f32;
+            if f64::from(f) > v {
+                f.next_down()
+            } else {
+                f
+            }
+        };
+        let reference_at_least = |v: f64| {
+            if v.is_nan() {
+                return f32::INFINITY;
+            }
+            let f = v as f32;
+            if f64::from(f) < v {
+                f.next_up()
+            } else {
+                f
+            }
+        };
+        let tiny = f64::from(f32::from_bits(1));
+        let max = f64::from(f32::MAX);
+        let mut values = vec![
+            0.0,
+            tiny,
+            tiny * 0.5,
+            tiny * 0.25,
+            tiny * 1.5,
+            f64::from(f32::MIN_POSITIVE),
+            f64::from(f32::MIN_POSITIVE) * (1.0 - 1e-9),
+            max,
+            max * (1.0 + 1e-9),
+            max * (1.0 + 1e-7),
+            max * 2.0,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NAN,
+            0.1,
+            1.0,
+            1.0 + 1e-12,
+            16_777_217.0,
+        ];
+        let mut rng = crate::test_rng::XorShift::new(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..20_000 {
+            let magnitude = 10f64.powi((rng.next() * 100.0) as i32 - 50);
+            let v = rng.next() * magnitude;
+            // And values on the `f32` grid, which no step may move.
+            values.extend([v, f64::from(v as f32)]);
+        }
+        for v in values.iter().flat_map(|&v| [v, -v]) {
+            let (down, up) = (f32_at_most(v), f32_at_least(v));
+            assert_eq!(
+                down.to_bits(),
+                reference_at_most(v).to_bits(),
+                "at most {v:e}"
+            );
+            assert_eq!(
+                up.to_bits(),
+                reference_at_least(v).to_bits(),
+                "at least {v:e}"
+            );
+            if !v.is_nan() {
+                assert!(f64::from(down) <= v && f64::from(up) >= v, "{v:e}");
+            }
+        }
     }
 
     #[test]
