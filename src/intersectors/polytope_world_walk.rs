@@ -83,19 +83,18 @@ impl PolytopeIntersector {
     /// boxes must be tested against the planes and those do not fit the `f32` tests;
     /// the visitor then visits every instance whole).
     pub(super) fn walks_world(&self, world: &WorldBvh) -> bool {
-        !matches!(self.world_culler_for(world), WorldCuller::Unusable)
+        let bounds = self.bounds_in(world.frame());
+        !matches!(self.world_culler_for(world, bounds), WorldCuller::Unusable)
     }
 
-    /// The world planes prepared for `world`'s boxes.
-    fn world_culler_for(&self, world: &WorldBvh) -> WorldCuller {
+    /// The world planes prepared for `world`'s boxes, given the polytope's bounds in its
+    /// frame ([`bounds_in`](Self::bounds_in)).
+    fn world_culler_for(&self, world: &WorldBvh, query_bounds: Option<Aabb>) -> WorldCuller {
         if world.is_empty() {
             return WorldCuller::Nothing;
         }
         let bounds = world.bounds();
-        if self
-            .bounds_in(world.frame())
-            .is_some_and(|b| !b.intersects(&bounds))
-        {
+        if query_bounds.is_some_and(|b| !b.intersects(&bounds)) {
             return WorldCuller::Nothing;
         }
         // The tree's boxes are measured in its frame; the exact clipping's rounding
@@ -156,7 +155,8 @@ impl PolytopeIntersector {
         let world = context.index().world();
         // The planes for the leaves' triangles, and for the tree's boxes when those are
         // tested against them: then made now, else when the walk first reaches a leaf.
-        let (culler, later, (pad, scale)) = match self.world_culler_for(world) {
+        let query_bounds = self.bounds_in(world.frame());
+        let (culler, later, (pad, scale)) = match self.world_culler_for(world, query_bounds) {
             WorldCuller::Nothing => return true,
             WorldCuller::Unusable => return false,
             WorldCuller::Planes { culler, pad, scale } => {
@@ -184,7 +184,6 @@ impl PolytopeIntersector {
             let make = || this.box_filter_in(world.frame(), pad, scale);
             box_filter.get_or_init(make).as_ref()
         };
-        let query_bounds = self.bounds_in(world.frame());
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
         raw.clear();
         points.clear();
