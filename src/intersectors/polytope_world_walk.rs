@@ -271,22 +271,25 @@ impl PolytopeIntersector {
             },
         );
         drop(functor);
-        // Each instance's raw hits, as one visit of it, instance by instance.
-        let positions = positions_by_slot(&raw_slots, met.len());
-        let mut group: SmallVec<[RawHit; 8]> = SmallVec::new();
-        for run in positions.chunk_by(|&a, &b| raw_slots[a as usize] == raw_slots[b as usize]) {
-            let Some(m) = &met[raw_slots[run[0] as usize] as usize] else {
-                continue;
-            };
-            group.clear();
-            group.extend(run.iter().map(|&k| raw[k as usize]));
-            if !self.reached_limit() {
-                self.keep_hits(
-                    &mut group,
-                    &points,
-                    &context.drawable_context(m.instance),
-                    true,
-                );
+        // Each instance's raw hits, as one visit of it, instance by instance. (Most
+        // walks of a vehicle's box find none: then not even the grouping is set up.)
+        if !raw_slots.is_empty() {
+            let positions = positions_by_slot(&raw_slots, met.len());
+            let mut group: SmallVec<[RawHit; 8]> = SmallVec::new();
+            for run in positions.chunk_by(|&a, &b| raw_slots[a as usize] == raw_slots[b as usize]) {
+                let Some(m) = &met[raw_slots[run[0] as usize] as usize] else {
+                    continue;
+                };
+                group.clear();
+                group.extend(run.iter().map(|&k| raw[k as usize]));
+                if !self.reached_limit() {
+                    self.keep_hits(
+                        &mut group,
+                        &points,
+                        &context.drawable_context(m.instance),
+                        true,
+                    );
+                }
             }
         }
         self.scratch_hits = raw;
