@@ -30,15 +30,27 @@ pub(crate) fn compare_hits<H: OrderedHit>(a: &H, b: &H) -> Ordering {
     compare_keys(a.key(), b.key())
 }
 
+/// The room [`sort_hits`] reuses from sort to sort: an intersector keeps one, so that
+/// answering query after query it stops allocating once its lists have reached their
+/// size (each sort of more than 24 hits allocated its keys, and a new list to gather
+/// the hits into).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HitSorter {
+    /// `(leading number, position)` of each hit.
+    keyed: Vec<(i64, u32)>,
+    /// The positions in order.
+    order: Vec<u32>,
+}
+
 /// Sorts hits by their key, stably. Hits are a few hundred bytes, so their positions are
 /// sorted instead (sorting the hits themselves moved them once per inversion, and the
-/// standard sort would copy them into scratch space). Short lists (most queries) are
-/// then put in order by swaps along the cycles of the permutation, with no allocation
-/// at all. Long ones are gathered into a new list instead, in order: a swap reads and
-/// writes two hits at scattered places, and a list of thousands (a frustum over a town,
-/// 1.5 MB of hits) waits on memory at each (15 frustums over truck_town, 3 440 hits
-/// each, were answered 19 % faster by gathering; 15 half-spaces 16 %).
-pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut Vec<H>) {
+/// standard sort would copy them into scratch space). Lists of up to [`GATHERED`] hits
+/// (most queries) are then put in order by swaps along the cycles of the permutation,
+/// in place. Longer ones are gathered into a new list instead, in order: a swap reads
+/// and writes two hits at scattered places, and a list of thousands (a frustum over a
+/// town, 1.5 MB of hits) waits on memory at each (15 frustums over truck_town, 3 440
+/// hits each, were answered 19 % faster by gathering; 15 half-spaces 16 %).
+pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut Vec<H>, sorter: &mut HitSorter) {
     const SHORT: usize = 24;
     let n = hits.len();
     if n <= SHORT {
@@ -61,15 +73,27 @@ pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut Vec<H>) {
         // by the leading number alone, as integers (cheap to compare, and an unstable
         // sort needs no scratch allocation); only runs of equal numbers need the full
         // key, with the position as last resort so equal keys keep their order.
-        let mut keyed: Vec<(i64, u32)> = (hits.iter().enumerate())
-            .map(|(k, h)| (total_order_key(h.key().0), k as u32))
-            .collect();
-        sort_keyed(&mut keyed, |a, b| {
+        let HitSorter { keyed, order } = sorter;
+        keyed.clear();
+        keyed
+            .extend((hits.iter().enumerate()).map(|(k, h)| (total_order_key(h.key().0), k as u32)));
+        sort_keyed(keyed, |a, b| {
             compare_hits(&hits[a as usize], &hits[b as usize]).then(a.cmp(&b))
         });
-        gather(hits, keyed.into_iter().map(|(_, k)| k));
+        if n <= GATHERED {
+            order.clear();
+            order.extend(keyed.iter().map(|&(_, k)| k));
+            apply_order(hits, order);
+        } else {
+            gather(hits, keyed.iter().map(|&(_, k)| k));
+        }
     }
 }
+
+/// The longest hit list [`sort_hits`] puts in order in place; longer ones are gathered
+/// into a new list. (Gathering every list of more than 24 moved each hit twice, through
+/// slots kept for the purpose, or allocated a new list per sort.)
+const GATHERED: usize = 256;
 
 /// Sorts `(key, position)` pairs by key, ordering the positions of equal keys with
 /// `tie` (an unstable sort: `tie` decides every order among equal keys). Keys are the
@@ -232,7 +256,7 @@ mod tests {
 
     #[test]
     fn short_and_long_lists_sort_alike_and_stably() {
-        for n in [0usize, 1, 2, 7, 24, 25, 60] {
+        for n in [0usize, 1, 2, 7, 24, 25, 60, 256, 257, 600] {
             // Keys repeat (k % 5), so stability shows: equal keys keep their order.
             let make = || -> Vec<Hit> {
                 (0..n)
@@ -240,15 +264,16 @@ mod tests {
                     .collect()
             };
             let mut ours = make();
-            sort_hits(&mut ours);
+            sort_hits(&mut ours, &mut HitSorter::default());
             let mut reference = make();
             reference.sort_by(compare_hits);
             let order = |v: &[Hit]| v.iter().map(|h| h.3).collect::<Vec<_>>();
             assert_eq!(order(&ours), order(&reference), "{n} hits");
         }
         // Many random lists, short and long: every permutation shape (cycles of every
-        // length).
+        // length); one sorter for all, as an intersector keeps one.
         let mut seed = 7u64;
+        let mut sorter = HitSorter::default();
         for trial in 0..2000 {
             let n = trial % 40;
             let make = |seed: &mut u64| -> Vec<Hit> {
@@ -265,7 +290,7 @@ mod tests {
             let mut ours = make(&mut seed);
             seed = before;
             let mut reference = make(&mut seed);
-            sort_hits(&mut ours);
+            sort_hits(&mut ours, &mut sorter);
             reference.sort_by(compare_hits);
             let order = |v: &[Hit]| v.iter().map(|h| h.3).collect::<Vec<_>>();
             assert_eq!(order(&ours), order(&reference), "trial {trial}");
@@ -277,12 +302,25 @@ mod tests {
         // Out of order and longer than the insertion sort takes.
         let mut hits: Vec<Hit> = Vec::with_capacity(100);
         hits.extend((0..40).map(|k| Hit(f64::from(40 - k), 0, Vec::new(), k as usize)));
-        sort_hits(&mut hits);
+        let mut sorter = HitSorter::default();
+        sort_hits(&mut hits, &mut sorter);
         assert_eq!(
             hits.iter().map(|h| h.3).collect::<Vec<_>>(),
             (0..40).rev().collect::<Vec<_>>()
         );
         assert!(hits.capacity() >= 100, "room for {}", hits.capacity());
+        // The same list out of order again: sorted in the room both already have.
+        hits.reverse();
+        let rooms = (hits.as_ptr(), sorter.keyed.as_ptr(), sorter.order.as_ptr());
+        sort_hits(&mut hits, &mut sorter);
+        assert_eq!(
+            hits.iter().map(|h| h.3).collect::<Vec<_>>(),
+            (0..40).rev().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            (hits.as_ptr(), sorter.keyed.as_ptr(), sorter.order.as_ptr()),
+            rooms
+        );
     }
 
     #[test]

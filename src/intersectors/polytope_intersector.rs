@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 use super::clipping::{clip_segment, contains_point, plane_value, TriangleClipper};
 use super::hit_order::{
     box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits, HitKey,
-    OrderedHit,
+    HitSorter, OrderedHit,
 };
 use super::node_path_pool::NodePathPool;
 use super::{Polytope, PrimitiveKind, PrimitiveMask, QueryError};
@@ -97,6 +97,8 @@ pub struct PolytopeIntersector {
     pub(super) hits: Vec<PolytopeHit>,
     /// The node-path vectors of dropped hits, for the next hits.
     spare_paths: NodePathPool,
+    /// The room `end`'s sort of the hits reuses.
+    sorter: HitSorter,
     pub(super) scratch_hits: Vec<RawHit>,
     pub(super) scratch_points: Vec<DVec3>,
 }
@@ -132,6 +134,7 @@ impl PolytopeIntersector {
             world_reference: DVec4::ZERO,
             hits: Vec::new(),
             spare_paths: NodePathPool::default(),
+            sorter: HitSorter::default(),
             scratch_hits: Vec::new(),
             scratch_points: Vec::new(),
         }
@@ -840,6 +843,6 @@ impl Intersector for PolytopeIntersector {
     }
 
     fn end(&mut self) {
-        sort_hits(&mut self.hits);
+        sort_hits(&mut self.hits, &mut self.sorter);
     }
 }

@@ -46,7 +46,7 @@ impl SphereIntersector {
         let pad = pad + frame.pad();
         let ball = BallCuller::new(frame.point(self.world_center), self.radius + pad, scale);
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
-        let mut raw = std::mem::take(&mut self.scratch);
+        let mut raw = std::mem::take(&mut self.walk_scratch);
         raw.clear();
         // Per raw hit, the slot of its instance.
         let mut raw_slots: SmallVec<[u32; 16]> = SmallVec::new();
@@ -97,7 +97,7 @@ impl SphereIntersector {
         if self.limit == IntersectionLimit::None {
             self.keep_all_sorted(&raw, &raw_slots, &met, context);
             raw.clear();
-            self.scratch = raw;
+            self.walk_scratch = raw;
             return;
         }
         // Each instance's raw hits, as one visit of it, instance by instance (the
@@ -126,7 +126,7 @@ impl SphereIntersector {
                 }
             }
         }
-        self.scratch = raw;
+        self.walk_scratch = raw;
         self.walk_group = group;
     }
 
