@@ -13,8 +13,10 @@ use crate::graph::NodeId;
 /// The room a new node-path vector is made with, at least: a vector is reused for any
 /// later hit's path, and one made to its first path's length grew (was reallocated)
 /// whenever a longer one came (truck_town, whose paths differ in depth: a reallocation
-/// of some 460 instructions in one sphere query of seven, 3 % of their time).
-const PATH_ROOM: usize = 16;
+/// of some 460 instructions in one sphere query of seven, 3 % of their time). Eight
+/// ids, one cache line: room for 16 cost zdm2's all-hits segments ~2 % (more memory
+/// between the hits' paths), 8 within the noise.
+const PATH_ROOM: usize = 8;
 
 /// Emptied node-path vectors, each with the room of a path it once held.
 #[derive(Clone, Debug, Default)]
@@ -77,7 +79,7 @@ mod tests {
     #[test]
     fn a_vector_made_for_a_short_path_takes_a_longer_one_in_place() {
         let mut ids: SlotMap<NodeId, ()> = SlotMap::with_key();
-        let deep: Vec<NodeId> = (0..12).map(|_| ids.insert(())).collect();
+        let deep: Vec<NodeId> = (0..PATH_ROOM).map(|_| ids.insert(())).collect();
         let mut pool = NodePathPool::default();
         let short = pool.copy_of(&deep[..2]);
         let room = short.as_ptr();
