@@ -1,7 +1,8 @@
 //! An intersector moved from query to query (a vehicle's box or ball every frame, a
 //! pick every mouse move) stops allocating once it has answered its queries once: the
-//! same queries again allocate nothing. (Sorting a list of more than 256 polytope or
-//! sphere hits, far more than a vehicle meets, still gathers them into a new list.)
+//! same queries again allocate nothing. (Not yet for every size of answer: a list of
+//! more than 256 polytope or sphere hits is still sorted into a new list, and a box
+//! query's world walk groups more than 16 raw hits by instance in a list of its own.)
 //! This test binary counts the allocations of its one thread through its own global
 //! allocator.
 
