@@ -33,7 +33,7 @@ pub(crate) fn compare_hits<H: OrderedHit>(a: &H, b: &H) -> Ordering {
 /// The room [`sort_hits`] reuses from sort to sort: an intersector keeps one, so that
 /// answering query after query it stops allocating once its lists have reached their
 /// size (each sort of more than 24 hits allocated its keys, and a new list to gather
-/// the hits into).
+/// the hits into; lists of more than [`GATHERED`] hits still are gathered so).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct HitSorter {
     /// `(leading number, position)` of each hit.
