@@ -23,7 +23,7 @@ use smallvec::SmallVec;
 
 use super::hit_order::world_tree_padding;
 use super::polytope_intersector::{PolytopeFunctor, RawHit};
-use super::slot_runs::positions_by_slot;
+use super::slot_runs::for_each_slot_run;
 use super::{PolytopeIntersector, PrimitiveMask};
 use crate::accel::{
     Aabb, BoxTriangleFilter, PlaneCuller, TriangleLanes, TriangleList, WorldBvh, WorldChild,
@@ -273,25 +273,22 @@ impl PolytopeIntersector {
         drop(functor);
         // Each instance's raw hits, as one visit of it, instance by instance. (Most
         // walks of a vehicle's box find none: then not even the grouping is set up.)
-        if !raw_slots.is_empty() {
-            let positions = positions_by_slot(&raw_slots, met.len());
-            let mut group: SmallVec<[RawHit; 8]> = SmallVec::new();
-            for run in positions.chunk_by(|&a, &b| raw_slots[a as usize] == raw_slots[b as usize]) {
-                let Some(m) = &met[raw_slots[run[0] as usize] as usize] else {
-                    continue;
-                };
-                group.clear();
-                group.extend(run.iter().map(|&k| raw[k as usize]));
-                if !self.reached_limit() {
-                    self.keep_hits(
-                        &mut group,
-                        &points,
-                        &context.drawable_context(m.instance),
-                        true,
-                    );
-                }
+        let mut group: SmallVec<[RawHit; 8]> = SmallVec::new();
+        for_each_slot_run(&raw_slots, met.len(), |slot, run| {
+            let Some(m) = &met[slot as usize] else {
+                return;
+            };
+            group.clear();
+            group.extend(run.iter().map(|&k| raw[k as usize]));
+            if !self.reached_limit() {
+                self.keep_hits(
+                    &mut group,
+                    &points,
+                    &context.drawable_context(m.instance),
+                    true,
+                );
             }
-        }
+        });
         self.scratch_hits = raw;
         self.scratch_points = points;
         for k in wholes {

@@ -1,5 +1,5 @@
 //! [`positions_by_slot`]: a world walk's raw hits grouped by the instance they belong to,
-//! so each instance's hits become one drawable visit.
+//! so each instance's hits become one drawable visit ([`for_each_slot_run`]).
 
 use smallvec::SmallVec;
 
@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 /// # Panics
 ///
 /// When a slot is `slot_count` or more.
-pub(crate) fn positions_by_slot(slots: &[u32], slot_count: usize) -> SmallVec<[u32; 16]> {
+fn positions_by_slot(slots: &[u32], slot_count: usize) -> SmallVec<[u32; 16]> {
     if slots.len() <= 1 {
         // Most queries: no hit or one.
         return SmallVec::from_slice(&[0u32][..slots.len()]);
@@ -39,6 +39,24 @@ pub(crate) fn positions_by_slot(slots: &[u32], slot_count: usize) -> SmallVec<[u
     positions
 }
 
+/// Calls `visit(slot, positions)` for each slot with raw hits (`slots[position]`, each
+/// below `slot_count`), in slot order, with the positions of its raw hits in increasing
+/// order (see [`positions_by_slot`]); nothing at all for no raw hits.
+#[inline]
+pub(crate) fn for_each_slot_run(
+    slots: &[u32],
+    slot_count: usize,
+    mut visit: impl FnMut(u32, &[u32]),
+) {
+    if slots.is_empty() {
+        return;
+    }
+    let positions = positions_by_slot(slots, slot_count);
+    for run in positions.chunk_by(|&a, &b| slots[a as usize] == slots[b as usize]) {
+        visit(slots[run[0] as usize], run);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +75,15 @@ mod tests {
         );
         assert!(positions_by_slot(&[], 0).is_empty());
         assert_eq!(positions_by_slot(&[5], 6).as_slice(), &[0]);
+    }
+
+    #[test]
+    fn runs_come_slot_by_slot() {
+        let mut runs = Vec::new();
+        for_each_slot_run(&[2, 0, 2, 1, 0], 3, |slot, run| {
+            runs.push((slot, run.to_vec()))
+        });
+        assert_eq!(runs, [(0, vec![1, 4]), (1, vec![3]), (2, vec![0, 2])]);
+        for_each_slot_run(&[], 0, |_, _| panic!("no raw hits, no runs"));
     }
 }

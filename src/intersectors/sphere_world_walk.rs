@@ -15,7 +15,7 @@ use glam::{DMat4, Vec3};
 use smallvec::SmallVec;
 
 use super::hit_order::{reserve_room, sort_keyed, world_tree_padding};
-use super::slot_runs::positions_by_slot;
+use super::slot_runs::for_each_slot_run;
 use super::sphere::{keyed_by_distance, sphere_hit, RawHit, SphereFunctor};
 use super::world_candidate::Candidate;
 use super::{PrimitiveMask, SphereIntersector};
@@ -114,17 +114,16 @@ impl SphereIntersector {
                 }
             }
         } else {
-            let positions = positions_by_slot(&raw_slots, met.len());
-            for run in positions.chunk_by(|&a, &b| raw_slots[a as usize] == raw_slots[b as usize]) {
-                let Some(m) = &met[raw_slots[run[0] as usize] as usize] else {
-                    continue;
+            for_each_slot_run(&raw_slots, met.len(), |slot, run| {
+                let Some(m) = &met[slot as usize] else {
+                    return;
                 };
                 group.clear();
                 group.extend(run.iter().map(|&k| raw[k as usize]));
                 if !self.reached_limit() {
                     self.keep_hits(&mut group, &context.drawable_context(m.instance), true);
                 }
-            }
+            });
         }
         self.walk_scratch = raw;
         self.walk_group = group;
