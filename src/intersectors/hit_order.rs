@@ -36,8 +36,9 @@ pub(crate) fn compare_hits<H: OrderedHit>(a: &H, b: &H) -> Ordering {
 /// the hits into; lists of more than [`GATHERED`] hits still are gathered so).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct HitSorter {
-    /// `(leading number, position)` of each hit.
-    keyed: Vec<(i64, u32)>,
+    /// `(leading number, position)` of each hit (also lent to the sphere's sorts of its
+    /// raw hits, which run before `end`'s).
+    pub(super) keyed: Vec<(i64, u32)>,
     /// The positions in order.
     order: Vec<u32>,
 }

@@ -151,7 +151,7 @@ impl SphereIntersector {
                 .as_ref()
                 .map(|m| m.instance)
         };
-        let mut keyed = std::mem::take(&mut self.order);
+        let mut keyed = std::mem::take(&mut self.sorter.keyed);
         keyed_by_distance(raw, &mut keyed);
         sort_keyed(&mut keyed, |a, b| {
             let key = |k: u32| {
@@ -172,7 +172,7 @@ impl SphereIntersector {
                 self.hits.push(hit);
             }
         }
-        self.order = keyed;
+        self.sorter.keyed = keyed;
     }
 
     /// Tests the world tree's triangles `ids` exactly, adding a raw hit (and its
