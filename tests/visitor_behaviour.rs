@@ -651,17 +651,23 @@ fn picking_tolerance_lets_segments_hit_lines_and_points() {
     assert_eq!(i.intersections()[0].primitive_index, 1);
 }
 
-#[test]
-fn a_reference_plane_given_in_the_view_frame_measures_in_the_view_frame() {
+/// A square at y = 0 around the origin, and the view matrix of a camera 10 m above the
+/// origin looking down (-z in view coordinates), with up along world -z: the square
+/// lies at view depth z = -10.
+fn square_under_camera() -> (SceneGraph, NodeId, DMat4) {
     let (mut s, root) = scene();
     add_mesh(&mut s, root, "sq", square_at(0.0));
-    // Camera 10 m above the origin looking down (-z in view coordinates): the square
-    // lies at view depth z = -10.
     let view = glam::dcamera::rh::view::look_at_mat4(
         DVec3::new(0.0, 10.0, 0.0),
         DVec3::ZERO,
         DVec3::NEG_Z,
     );
+    (s, root, view)
+}
+
+#[test]
+fn a_reference_plane_given_in_the_view_frame_measures_in_the_view_frame() {
+    let (s, root, view) = square_under_camera();
     let mut v = IntersectionVisitor::new();
     v.set_view_matrix(view);
     // A box in view coordinates around the square's centre, 9 to 11 m ahead.
@@ -684,15 +690,9 @@ fn a_reference_plane_given_in_the_view_frame_measures_in_the_view_frame() {
 
 #[test]
 fn window_picking_matches_the_camera() {
-    let (mut s, root) = scene();
-    add_mesh(&mut s, root, "sq", square_at(0.0));
     // Camera 10 m above the origin looking down, 90 degree vertical field of view,
     // a 200 x 100 viewport.
-    let view = glam::dcamera::rh::view::look_at_mat4(
-        DVec3::new(0.0, 10.0, 0.0),
-        DVec3::ZERO,
-        DVec3::NEG_Z,
-    );
+    let (s, root, view) = square_under_camera();
     let projection =
         glam::dcamera::rh::proj::opengl::perspective(std::f64::consts::FRAC_PI_2, 2.0, 1.0, 100.0);
     let viewport = Viewport::new(0.0, 0.0, 200.0, 100.0).unwrap();
