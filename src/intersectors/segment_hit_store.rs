@@ -244,31 +244,31 @@ impl SegmentHitStore {
     /// `out` already has, their node paths copied by `paths`; the store is left empty.
     pub fn drain_sorted_into(&mut self, out: &mut Vec<LineSegmentHit>, paths: &mut NodePathPool) {
         out.clear();
-        if self.hits.len() <= 1 {
+        // The lists as slices, once: every access to a `SmallVec` asks which of its two
+        // forms it is in (callgrind, littlest_tokyo: 2 % of an all-hits query).
+        let (hits, visits, ids) = (&self.hits[..], &self.visits[..], &self.paths[..]);
+        if hits.len() <= 1 {
             // A limited query's one hit (or none): nothing to sort. (Through the slice's
             // iterator, as below: made from `hits.first()`, the record was built aside
             // and copied in by `memcpy`, 1 % of a nearest query on littlest_tokyo.)
-            out.reserve_exact(self.hits.len());
-            out.extend(self.hits.iter().map(|h| self.record(h, paths)));
+            out.reserve_exact(hits.len());
+            out.extend(hits.iter().map(|h| record(h, visits, ids, paths)));
             self.clear();
             return;
         }
         // Positions sorted by ratio; only equal ratios (rare) look up visits and paths.
-        let mut order: SmallVec<[(i64, u32); 32]> = (self.hits.iter())
+        let mut order: SmallVec<[(i64, u32); 32]> = (hits.iter())
             .enumerate()
             .map(|(k, h)| (total_order_key(h.ratio), k as u32))
             .collect();
         sort_keyed(&mut order, |a, b| {
-            let (a, b) = (&self.hits[a as usize], &self.hits[b as usize]);
-            let (va, vb) = (
-                &self.visits[a.visit as usize],
-                &self.visits[b.visit as usize],
-            );
+            let (a, b) = (&hits[a as usize], &hits[b as usize]);
+            let (va, vb) = (&visits[a.visit as usize], &visits[b.visit as usize]);
             compare_across(
                 a,
-                (va.drawable, &self.paths[va.path.clone()]),
+                (va.drawable, &ids[va.path.clone()]),
                 b,
-                (vb.drawable, &self.paths[vb.path.clone()]),
+                (vb.drawable, &ids[vb.path.clone()]),
             )
         });
         // Exactly: a new intersector's first traversal allocates what it needs, no more.
@@ -276,35 +276,40 @@ impl SegmentHitStore {
         out.extend(
             order
                 .iter()
-                .map(|&(_, k)| self.record(&self.hits[k as usize], paths)),
+                .map(|&(_, k)| record(&hits[k as usize], visits, ids, paths)),
         );
         self.clear();
     }
+}
 
-    /// The full record of a kept hit, its node path copied by `paths`. (Always inlined:
-    /// built inside the caller, the record is written straight into the output list;
-    /// returned from a call, each was built aside and copied there by `memcpy`, 3 % of
-    /// an all-hits query on littlest_tokyo.)
-    #[inline(always)]
-    fn record(&self, h: &PendingHit, paths: &mut NodePathPool) -> LineSegmentHit {
-        let visit = &self.visits[h.visit as usize];
-        let n = h.vertex_count();
-        LineSegmentHit {
-            ratio: h.ratio,
-            node_path: paths.copy_of(&self.paths[visit.path.clone()]),
-            drawable: visit.drawable,
-            primitive_index: h.primitive_index,
-            primitive_kind: h.kind,
-            // From the arrays themselves (the inline size): `from_slice` copies three
-            // numbers through a call to `memcpy`.
-            vertex_indices: SmallVec::from_buf_and_len(h.indices, n),
-            barycentric: SmallVec::from_buf_and_len(h.weights, n),
-            local_point: h.local_point,
-            world_point: visit.local_to_world.transform_point3(h.local_point),
-            local_normal: h.local_normal,
-            world_normal: (visit.normal_matrix * h.local_normal).normalize_or_zero(),
-            local_to_world: visit.local_to_world,
-        }
+/// The full record of a kept hit of `visits` (whose paths are in `ids`), its node path
+/// copied by `paths`. (Always inlined: built inside the caller, the record is written
+/// straight into the output list; returned from a call, each was built aside and copied
+/// there by `memcpy`, 3 % of an all-hits query on littlest_tokyo.)
+#[inline(always)]
+fn record(
+    h: &PendingHit,
+    visits: &[HitVisit],
+    ids: &[NodeId],
+    paths: &mut NodePathPool,
+) -> LineSegmentHit {
+    let visit = &visits[h.visit as usize];
+    let n = h.vertex_count();
+    LineSegmentHit {
+        ratio: h.ratio,
+        node_path: paths.copy_of(&ids[visit.path.clone()]),
+        drawable: visit.drawable,
+        primitive_index: h.primitive_index,
+        primitive_kind: h.kind,
+        // From the arrays themselves (the inline size): `from_slice` copies three
+        // numbers through a call to `memcpy`.
+        vertex_indices: SmallVec::from_buf_and_len(h.indices, n),
+        barycentric: SmallVec::from_buf_and_len(h.weights, n),
+        local_point: h.local_point,
+        world_point: visit.local_to_world.transform_point3(h.local_point),
+        local_normal: h.local_normal,
+        world_normal: (visit.normal_matrix * h.local_normal).normalize_or_zero(),
+        local_to_world: visit.local_to_world,
     }
 }
 
