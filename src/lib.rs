@@ -38,7 +38,8 @@ pub mod prelude {
     pub use crate::graph::{DrawableId, GraphError, NodeId, NodeKind, ReferenceFrame, SceneGraph};
     pub use crate::intersectors::{
         IntersectorGroup, LineSegmentHit, LineSegmentIntersector, Polytope, PolytopeHit,
-        PolytopeIntersector, PrimitiveMask, QueryError, SphereHit, SphereIntersector,
+        PolytopeIntersector, PrimitiveMask, QueryError, SegmentHitRecords, SegmentHitSummary,
+        SphereHit, SphereIntersector,
     };
     pub use crate::io::{load_gltf, GltfImport, LoadError};
     pub use crate::visitor::{

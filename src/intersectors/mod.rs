@@ -18,6 +18,7 @@ mod polytope_intersector;
 mod polytope_world_walk;
 mod primitive_mask;
 mod segment_hit_store;
+mod segment_hit_summary;
 mod segment_triangle;
 mod segment_world_walk;
 mod slot_runs;
@@ -32,6 +33,7 @@ pub use line_segment::{LineSegmentHit, LineSegmentIntersector, LocalSegment};
 pub use polytope::{Polytope, MAX_PLANES};
 pub use polytope_intersector::{LocalPolytope, PolytopeHit, PolytopeIntersector};
 pub use primitive_mask::{PrimitiveKind, PrimitiveMask};
+pub use segment_hit_summary::{SegmentHitRecords, SegmentHitSummaries, SegmentHitSummary};
 pub use segment_triangle::{
     intersect_segment_triangle, intersect_segment_triangle_up_to, SegmentTriangleHit,
 };

@@ -1,0 +1,110 @@
+//! [`SegmentHitSummary`]: a line segment hit as the few numbers most callers read,
+//! and [`SegmentHitRecords`], the choice between those and full [`LineSegmentHit`]s.
+//!
+//! A full record carries the hit's node path in a vector of its own, the drawable's
+//! matrix, local and world points and normals, vertex indices and barycentric weights:
+//! building them is ~18 % of an all-hits query on littlest_tokyo (`benches/README.md`,
+//! seventh part of the session of 2026-11-27). A caller that reads only where along
+//! the segment, what and where in the world (a batch of queries written out, a pick
+//! that wants the drawable under the mouse) can ask for summaries instead: the same
+//! hits, in the same order, with the same numbers, borrowed from what the intersector
+//! kept while it searched.
+
+use glam::DVec3;
+
+use super::{LineSegmentHit, PrimitiveKind};
+use crate::graph::{DrawableId, NodeId};
+
+/// What a [`LineSegmentIntersector`](super::LineSegmentIntersector) makes of its hits at
+/// the end of a traversal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SegmentHitRecords {
+    /// Full [`LineSegmentHit`]s, read with
+    /// [`intersections`](super::LineSegmentIntersector::intersections) (and, as
+    /// summaries, with [`summaries`](super::LineSegmentIntersector::summaries)).
+    #[default]
+    Full,
+    /// Only [`SegmentHitSummary`]s, read with
+    /// [`summaries`](super::LineSegmentIntersector::summaries);
+    /// [`intersections`](super::LineSegmentIntersector::intersections) is then empty.
+    Summaries,
+}
+
+/// One hit of a [`LineSegmentIntersector`](super::LineSegmentIntersector), summarized:
+/// every field equals the same field of the full [`LineSegmentHit`], bit for bit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SegmentHitSummary<'a> {
+    /// Position along the root segment, `0` at its start and `1` at its end.
+    pub ratio: f64,
+    /// Root-first node path to the geode holding the drawable.
+    pub node_path: &'a [NodeId],
+    /// The drawable.
+    pub drawable: DrawableId,
+    /// The primitive's index in the drawable.
+    pub primitive_index: u32,
+    /// What was hit.
+    pub primitive_kind: PrimitiveKind,
+    /// The hit point in world space.
+    pub world_point: DVec3,
+}
+
+impl<'a> SegmentHitSummary<'a> {
+    /// The summary of a full record.
+    pub fn of(hit: &'a LineSegmentHit) -> Self {
+        SegmentHitSummary {
+            ratio: hit.ratio,
+            node_path: &hit.node_path,
+            drawable: hit.drawable,
+            primitive_index: hit.primitive_index,
+            primitive_kind: hit.primitive_kind,
+            world_point: hit.world_point,
+        }
+    }
+}
+
+/// The summaries of a traversal's hits, in order (see
+/// [`LineSegmentIntersector::summaries`](super::LineSegmentIntersector::summaries)).
+#[derive(Clone, Debug)]
+pub struct SegmentHitSummaries<'a> {
+    pub(super) source: SummarySource<'a>,
+}
+
+/// Where [`SegmentHitSummaries`] takes its hits from.
+#[derive(Clone, Debug)]
+pub(super) enum SummarySource<'a> {
+    /// Full records.
+    Records(std::slice::Iter<'a, LineSegmentHit>),
+    /// The hit store's sorted hits, from `next` to `end`.
+    Store {
+        store: &'a super::segment_hit_store::SegmentHitStore,
+        next: usize,
+        end: usize,
+    },
+}
+
+impl<'a> Iterator for SegmentHitSummaries<'a> {
+    type Item = SegmentHitSummary<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.source {
+            SummarySource::Records(hits) => hits.next().map(SegmentHitSummary::of),
+            SummarySource::Store { store, next, end } => {
+                if *next == *end {
+                    return None;
+                }
+                *next += 1;
+                Some(store.summary(*next - 1))
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match &self.source {
+            SummarySource::Records(hits) => hits.len(),
+            SummarySource::Store { next, end, .. } => end - next,
+        };
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for SegmentHitSummaries<'_> {}
