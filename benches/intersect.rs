@@ -330,6 +330,22 @@ fn ours_segments(
     ours_segments_of(&b.segments[..n], b, v, limit)
 }
 
+/// [`ours_segments`] with every hit wanted as summaries only
+/// (`SegmentHitRecords::Summaries`: no full records are built).
+fn ours_segment_summaries(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
+    let mut hits = 0;
+    let (s, e) = b.segments[0];
+    let mut i = LineSegmentIntersector::new(s, e)
+        .unwrap()
+        .with_records(SegmentHitRecords::Summaries);
+    for &(s, e) in &b.segments[..n] {
+        i.set_segment(s, e).unwrap();
+        v.apply(&b.scene, b.root, &mut i).unwrap();
+        hits += i.summaries().len();
+    }
+    hits
+}
+
 /// The nearest hits of the first `n` picking rays.
 fn ours_picks(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
     ours_segments_of(&b.picks[..n], b, v, IntersectionLimit::Nearest)
@@ -630,12 +646,17 @@ fn print_ratios(benches: &[Bench]) {
         let few = TABLE / 64;
         let scaled = |(t, hits): (f64, usize)| (t * (n / few) as f64, hits);
         let all = median_ms(|| ours_segments(b, &mut v, IntersectionLimit::None, n));
+        let parry_all = median_ms(|| parry_segments_all(b, n));
+        ratio_line(&b.name, "segments all hits", all, "parry", parry_all);
+        // The same hits as summaries (ratio, drawable, primitive, world point, path):
+        // still more than parry3d's answer (a parameter and a triangle id).
+        let summaries = median_ms(|| ours_segment_summaries(b, &mut v, n));
         ratio_line(
             &b.name,
-            "segments all hits",
-            all,
+            "segs all (summaries)",
+            summaries,
             "parry",
-            median_ms(|| parry_segments_all(b, n)),
+            parry_all,
         );
         ratio_line(
             &b.name,
@@ -699,7 +720,7 @@ fn print_ratios(benches: &[Bench]) {
             "parry",
             median_ms(|| parry_build(b)),
         );
-        run_peers(b, all, nearest, boxes, build);
+        run_peers(b, all, summaries, nearest, boxes, build);
         for (what, batch) in [
             (
                 "batch nearest 10k",
@@ -828,6 +849,7 @@ fn write_peer_workload(b: &Bench, path: &Path) -> std::io::Result<()> {
 fn run_peers(
     b: &Bench,
     all: (f64, usize),
+    summaries: (f64, usize),
     nearest: (f64, usize),
     boxes: (f64, usize),
     build: (f64, usize),
@@ -865,6 +887,13 @@ fn run_peers(
     for (what, ours, engine, name) in [
         ("segments all hits", all, "osg", "osg_segments_all"),
         ("segments all hits", all, "embree", "embree_segments_all"),
+        // Embree's all-hits answer is a parameter and ids: against summaries too.
+        (
+            "segs all (summaries)",
+            summaries,
+            "embree",
+            "embree_segments_all",
+        ),
         ("segments nearest", nearest, "osg", "osg_segments_nearest"),
         (
             "segments nearest",
@@ -907,6 +936,7 @@ fn profile_only(benches: &[Bench], spec: &str) {
         for _ in 0..repeats {
             answers += match what {
                 "all" => ours_segments(b, &mut v, IntersectionLimit::None, n),
+                "all_summaries" => ours_segment_summaries(b, &mut v, n),
                 "build" => ours_build(b),
                 "parry_build" => parry_build(b),
                 "nearest" => ours_segments(b, &mut v, IntersectionLimit::Nearest, n),
