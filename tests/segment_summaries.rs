@@ -130,19 +130,25 @@ fn summaries_are_the_full_records_hits() {
     }
 }
 
-#[test]
-fn moving_the_segment_drops_the_summaries() {
+/// The city, and a segment straight down through its centre (it meets the ground at
+/// least).
+fn city_and_a_segment_down() -> (SceneGraph, NodeId, DVec3, DVec3) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/city.glb");
     let (scene, import) = load_gltf(&path).unwrap();
     let bound = scene.node_bound(import.root).unwrap();
-    // Straight down through the city's centre: it meets the ground at least.
     let top = bound.center + DVec3::Y * bound.radius;
     let bottom = bound.center - DVec3::Y * bound.radius;
+    (scene, import.root, top, bottom)
+}
+
+#[test]
+fn moving_the_segment_drops_the_summaries() {
+    let (scene, root, top, bottom) = city_and_a_segment_down();
     let mut down = LineSegmentIntersector::new(top, bottom)
         .unwrap()
         .with_records(SegmentHitRecords::Summaries);
     IntersectionVisitor::new()
-        .apply(&scene, import.root, &mut down)
+        .apply(&scene, root, &mut down)
         .unwrap();
     assert!(down.summaries().len() > 0);
     down.set_segment(top, top + DVec3::X).unwrap();
@@ -151,26 +157,22 @@ fn moving_the_segment_drops_the_summaries() {
 
 #[test]
 fn changing_the_records_drops_the_last_answers() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/city.glb");
-    let (scene, import) = load_gltf(&path).unwrap();
-    let bound = scene.node_bound(import.root).unwrap();
-    let top = bound.center + DVec3::Y * bound.radius;
-    let bottom = bound.center - DVec3::Y * bound.radius;
+    let (scene, root, top, bottom) = city_and_a_segment_down();
     let mut down = LineSegmentIntersector::new(top, bottom).unwrap();
     let mut v = IntersectionVisitor::new();
-    v.apply(&scene, import.root, &mut down).unwrap();
+    v.apply(&scene, root, &mut down).unwrap();
     let full = down.intersections().len();
     assert!(full > 0);
     // Full records, then summaries: neither answer of the full traversal is left.
     down.set_records(SegmentHitRecords::Summaries);
     assert!(down.intersections().is_empty());
     assert_eq!(down.summaries().len(), 0);
-    v.apply(&scene, import.root, &mut down).unwrap();
+    v.apply(&scene, root, &mut down).unwrap();
     assert_eq!(down.summaries().len(), full);
     // And back.
     down.set_records(SegmentHitRecords::Full);
     assert_eq!(down.summaries().len(), 0);
-    v.apply(&scene, import.root, &mut down).unwrap();
+    v.apply(&scene, root, &mut down).unwrap();
     assert_eq!(down.intersections().len(), full);
     assert_eq!(down.summaries().len(), full);
 }
