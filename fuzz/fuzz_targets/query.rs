@@ -9,7 +9,8 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
-    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, SphereIntersector,
+    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, SegmentHitRecords,
+    SphereIntersector,
 };
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, Intersector};
 
@@ -68,7 +69,8 @@ fn same_accelerated(
 /// What the reference does not model, compared between the accelerated and plain
 /// traversals only (through their hits' `Debug` text): a segment with a picking
 /// tolerance (points and lines are hit too), polytopes and balls that hit triangles
-/// only, or points and lines only. Every limit but `One` (whose hit depends on the
+/// only, or points and lines only; and, for segments, the full records read as
+/// summaries against summaries alone. Every limit but `One` (whose hit depends on the
 /// traversal's order).
 fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
     fn answer<I: Intersector>(
@@ -95,14 +97,30 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
         IntersectionLimit::OnePerDrawable,
     ] {
         for accelerated_and_plain in match query {
-            Query::Segment(a, b) => vec![[true, false].map(|accelerated| {
-                let picker = LineSegmentIntersector::new(*a, *b)
-                    .and_then(|i| i.with_limit(limit).with_picking_tolerance(0.25))
-                    .expect("a valid segment and tolerance");
-                answer(scene, root, accelerated, picker, |i| {
-                    format!("{:?}", i.intersections())
-                })
-            })],
+            Query::Segment(a, b) => {
+                let picker = |records| {
+                    LineSegmentIntersector::new(*a, *b)
+                        .and_then(|i| i.with_limit(limit).with_picking_tolerance(0.25))
+                        .expect("a valid segment and tolerance")
+                        .with_records(records)
+                };
+                let summaries =
+                    |i: &LineSegmentIntersector| format!("{:?}", i.summaries().collect::<Vec<_>>());
+                vec![
+                    [true, false].map(|accelerated| {
+                        answer(
+                            scene,
+                            root,
+                            accelerated,
+                            picker(SegmentHitRecords::Full),
+                            |i| format!("{:?}", i.intersections()),
+                        )
+                    }),
+                    // The full records read as summaries, and summaries alone.
+                    [SegmentHitRecords::Full, SegmentHitRecords::Summaries]
+                        .map(|records| answer(scene, root, true, picker(records), summaries)),
+                ]
+            }
             Query::Polytope(planes) => masks
                 .map(|mask| {
                     [true, false].map(|accelerated| {
@@ -134,7 +152,7 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
             let [accelerated, plain] = accelerated_and_plain;
             assert_eq!(
                 accelerated, plain,
-                "accelerated and plain answers differ ({limit:?}, a variant)"
+                "answers differ ({limit:?}, a variant: accelerated and plain, or full records and summaries)"
             );
         }
     }
