@@ -1,6 +1,7 @@
 //! An intersector moved from query to query (a vehicle's box or ball every frame, a
-//! pick every mouse move) stops allocating once it has answered its queries once: the
-//! same queries again allocate nothing. (Not yet for every size of answer: a list of
+//! pick every mouse move, with full hit records or segment summaries) stops allocating
+//! once it has answered its queries once: the same queries again allocate nothing. (Not
+//! yet for every size of answer: a list of
 //! more than 256 polytope or sphere hits is still sorted into a new list, and a box
 //! query's world walk groups more than 16 raw hits by instance in a list of its own.)
 //! This test binary counts the allocations of its one thread through its own global
@@ -12,7 +13,8 @@ use std::cell::Cell;
 use glam::{DQuat, DVec3};
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
-    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, SphereIntersector,
+    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, SegmentHitRecords,
+    SphereIntersector,
 };
 use scene_intersect::io::import_gltf;
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, Intersector};
@@ -137,18 +139,21 @@ fn moved_intersectors_allocate_nothing_for_queries_they_have_answered() {
     let down = DVec3::new(0.0, -2.0 * b.radius, 0.0);
 
     for limit in [IntersectionLimit::None, IntersectionLimit::Nearest] {
-        let mut segment = LineSegmentIntersector::new(tops[0], tops[0] + down)
-            .unwrap()
-            .with_limit(limit);
-        let hits = assert_second_pass_allocates_nothing(
-            &scene,
-            root,
-            &mut segment,
-            &tops,
-            |i, top| i.set_segment(top, top + down).unwrap(),
-            |i| i.intersections().len(),
-        );
-        assert!(hits >= tops.len(), "{limit:?}: {hits} hits");
+        for records in [SegmentHitRecords::Full, SegmentHitRecords::Summaries] {
+            let mut segment = LineSegmentIntersector::new(tops[0], tops[0] + down)
+                .unwrap()
+                .with_limit(limit)
+                .with_records(records);
+            let hits = assert_second_pass_allocates_nothing(
+                &scene,
+                root,
+                &mut segment,
+                &tops,
+                |i, top| i.set_segment(top, top + down).unwrap(),
+                |i| i.summaries().len(),
+            );
+            assert!(hits >= tops.len(), "{limit:?}, {records:?}: {hits} hits");
+        }
     }
 
     // Car-sized boxes sunk into the ground, turned a little more each time.
