@@ -257,8 +257,7 @@ impl LineSegmentIntersector {
             SegmentHitRecords::Full => SummarySource::Records(self.hits.iter()),
             SegmentHitRecords::Summaries => SummarySource::Store {
                 store: &self.pending,
-                next: 0,
-                end: self.pending.sorted_len(),
+                places: 0..self.pending.sorted_len(),
             },
         };
         SegmentHitSummaries { source }

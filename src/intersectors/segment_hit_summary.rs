@@ -74,11 +74,10 @@ pub struct SegmentHitSummaries<'a> {
 pub(super) enum SummarySource<'a> {
     /// Full records.
     Records(std::slice::Iter<'a, LineSegmentHit>),
-    /// The hit store's sorted hits, from `next` to `end`.
+    /// The hit store's sorted hits, at these places in its order.
     Store {
         store: &'a super::segment_hit_store::SegmentHitStore,
-        next: usize,
-        end: usize,
+        places: std::ops::Range<usize>,
     },
 }
 
@@ -88,20 +87,14 @@ impl<'a> Iterator for SegmentHitSummaries<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.source {
             SummarySource::Records(hits) => hits.next().map(SegmentHitSummary::of),
-            SummarySource::Store { store, next, end } => {
-                if *next == *end {
-                    return None;
-                }
-                *next += 1;
-                Some(store.summary(*next - 1))
-            }
+            SummarySource::Store { store, places } => places.next().map(|k| store.summary(k)),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = match &self.source {
             SummarySource::Records(hits) => hits.len(),
-            SummarySource::Store { next, end, .. } => end - next,
+            SummarySource::Store { places, .. } => places.len(),
         };
         (n, Some(n))
     }
