@@ -331,13 +331,13 @@ fn ours_segments(
 }
 
 /// [`ours_segments`] with every hit wanted as summaries only
-/// (`SegmentHitRecords::Summaries`: no full records are built).
+/// (`HitRecords::Summaries`: no full records are built).
 fn ours_segment_summaries(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
     let mut hits = 0;
     let (s, e) = b.segments[0];
     let mut i = LineSegmentIntersector::new(s, e)
         .unwrap()
-        .with_records(SegmentHitRecords::Summaries);
+        .with_records(HitRecords::Summaries);
     for &(s, e) in &b.segments[..n] {
         i.set_segment(s, e).unwrap();
         v.apply(&b.scene, b.root, &mut i).unwrap();

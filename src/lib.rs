@@ -37,9 +37,9 @@ pub mod prelude {
     };
     pub use crate::graph::{DrawableId, GraphError, NodeId, NodeKind, ReferenceFrame, SceneGraph};
     pub use crate::intersectors::{
-        IntersectorGroup, LineSegmentHit, LineSegmentIntersector, Polytope, PolytopeHit,
-        PolytopeIntersector, PrimitiveMask, QueryError, SegmentHitRecords, SegmentHitSummary,
-        SphereHit, SphereIntersector,
+        HitRecords, IntersectorGroup, LineSegmentHit, LineSegmentIntersector, Polytope,
+        PolytopeHit, PolytopeIntersector, PrimitiveMask, QueryError, SegmentHitSummary, SphereHit,
+        SphereIntersector,
     };
     pub use crate::io::{load_gltf, GltfImport, LoadError};
     pub use crate::visitor::{

@@ -1,4 +1,4 @@
-//! Summaries of segment hits (`SegmentHitRecords::Summaries`) are the full records'
+//! Summaries of segment hits (`HitRecords::Summaries`) are the full records'
 //! hits, in the same order, with the same numbers: on real scenes, for every limit,
 //! with and without acceleration, with a picking tolerance (points and lines), and for
 //! one intersector moved from segment to segment.
@@ -75,7 +75,7 @@ fn summaries_are_the_full_records_hits() {
         let mut rng = Rng(0x5u64 << 40 | 0x0123_4567);
         let mut moved = LineSegmentIntersector::new(min, max)
             .unwrap()
-            .with_records(SegmentHitRecords::Summaries);
+            .with_records(HitRecords::Summaries);
         let (mut compared, mut hits) = (0, 0);
         for q in 0..100 {
             let (a, b) = (rng.in_box(min, max), rng.in_box(min, max));
@@ -105,7 +105,7 @@ fn summaries_are_the_full_records_hits() {
                     "{path:?} query {q}: summaries of full records"
                 );
                 // Summaries only.
-                let mut summarized = make().with_records(SegmentHitRecords::Summaries);
+                let mut summarized = make().with_records(HitRecords::Summaries);
                 v.apply(&scene, root, &mut summarized).unwrap();
                 assert!(summarized.intersections().is_empty());
                 assert_eq!(summarized.summaries().len(), expected.len());
@@ -146,7 +146,7 @@ fn moving_the_segment_drops_the_summaries() {
     let (scene, root, top, bottom) = city_and_a_segment_down();
     let mut down = LineSegmentIntersector::new(top, bottom)
         .unwrap()
-        .with_records(SegmentHitRecords::Summaries);
+        .with_records(HitRecords::Summaries);
     IntersectionVisitor::new()
         .apply(&scene, root, &mut down)
         .unwrap();
@@ -164,13 +164,13 @@ fn changing_the_records_drops_the_last_answers() {
     let full = down.intersections().len();
     assert!(full > 0);
     // Full records, then summaries: neither answer of the full traversal is left.
-    down.set_records(SegmentHitRecords::Summaries);
+    down.set_records(HitRecords::Summaries);
     assert!(down.intersections().is_empty());
     assert_eq!(down.summaries().len(), 0);
     v.apply(&scene, root, &mut down).unwrap();
     assert_eq!(down.summaries().len(), full);
     // And back.
-    down.set_records(SegmentHitRecords::Full);
+    down.set_records(HitRecords::Full);
     assert_eq!(down.summaries().len(), 0);
     v.apply(&scene, root, &mut down).unwrap();
     assert_eq!(down.intersections().len(), full);

@@ -13,7 +13,7 @@ use std::cell::Cell;
 use glam::{DQuat, DVec3};
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
-    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, SegmentHitRecords,
+    HitRecords, LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask,
     SphereIntersector,
 };
 use scene_intersect::io::import_gltf;
@@ -139,7 +139,7 @@ fn moved_intersectors_allocate_nothing_for_queries_they_have_answered() {
     let down = DVec3::new(0.0, -2.0 * b.radius, 0.0);
 
     for limit in [IntersectionLimit::None, IntersectionLimit::Nearest] {
-        for records in [SegmentHitRecords::Full, SegmentHitRecords::Summaries] {
+        for records in [HitRecords::Full, HitRecords::Summaries] {
             let mut segment = LineSegmentIntersector::new(tops[0], tops[0] + down)
                 .unwrap()
                 .with_limit(limit)

@@ -9,7 +9,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
-    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, SegmentHitRecords,
+    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, HitRecords,
     SphereIntersector,
 };
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, Intersector};
@@ -112,12 +112,12 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
                             scene,
                             root,
                             accelerated,
-                            picker(SegmentHitRecords::Full),
+                            picker(HitRecords::Full),
                             |i| format!("{:?}", i.intersections()),
                         )
                     }),
                     // The full records read as summaries, and summaries alone.
-                    [SegmentHitRecords::Full, SegmentHitRecords::Summaries]
+                    [HitRecords::Full, HitRecords::Summaries]
                         .map(|records| answer(scene, root, true, picker(records), summaries)),
                 ]
             }

@@ -11,8 +11,7 @@ use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::segment_hit_summary::SummarySource;
 use super::segment_triangle::crossing_deviation;
 use super::{
-    intersect_segment_triangle_up_to, PrimitiveKind, QueryError, SegmentHitRecords,
-    SegmentHitSummaries,
+    intersect_segment_triangle_up_to, HitRecords, PrimitiveKind, QueryError, SegmentHitSummaries,
 };
 use crate::accel::{Aabb, Aabb4, SegmentSlab, WideEntries, WideSegmentSlab};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -90,7 +89,7 @@ pub struct LineSegmentIntersector {
     /// The hits while a traversal runs (and after it, with summaries).
     pub(super) pending: SegmentHitStore,
     /// Full records or summaries.
-    records: SegmentHitRecords,
+    records: HitRecords,
     /// The world segment prepared for the scene index's boxes (see
     /// [`Intersector::begin_world_boxes`]).
     world_slab: Option<SegmentSlab>,
@@ -147,7 +146,7 @@ impl LineSegmentIntersector {
             hits: Vec::new(),
             spare_paths: NodePathPool::default(),
             pending: SegmentHitStore::default(),
-            records: SegmentHitRecords::Full,
+            records: HitRecords::Full,
             world_slab: None,
             world_slab4: None,
         })
@@ -173,7 +172,7 @@ impl LineSegmentIntersector {
         self.end = end;
         self.spare_paths
             .drop_hits(&mut self.hits, |hit| hit.node_path);
-        if self.records == SegmentHitRecords::Summaries {
+        if self.records == HitRecords::Summaries {
             // The last traversal's summaries (full records keep nothing here).
             self.pending.clear();
         }
@@ -203,7 +202,7 @@ impl LineSegmentIntersector {
     }
 
     /// Builder form of [`set_records`](Self::set_records).
-    pub fn with_records(mut self, records: SegmentHitRecords) -> Self {
+    pub fn with_records(mut self, records: HitRecords) -> Self {
         self.records = records;
         self
     }
@@ -217,7 +216,7 @@ impl LineSegmentIntersector {
     /// use glam::{DVec3, Vec3};
     /// use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
     /// use scene_intersect::graph::SceneGraph;
-    /// use scene_intersect::intersectors::{LineSegmentIntersector, SegmentHitRecords};
+    /// use scene_intersect::intersectors::{LineSegmentIntersector, HitRecords};
     /// use scene_intersect::visitor::IntersectionVisitor;
     ///
     /// // One triangle in the plane y = 0, under a geode.
@@ -231,7 +230,7 @@ impl LineSegmentIntersector {
     /// scene.add_child(root, geode)?;
     ///
     /// let down = LineSegmentIntersector::new(DVec3::new(0.25, 1.0, 0.25), DVec3::new(0.25, -1.0, 0.25))?;
-    /// let mut summarized = down.with_records(SegmentHitRecords::Summaries);
+    /// let mut summarized = down.with_records(HitRecords::Summaries);
     /// IntersectionVisitor::new().apply(&scene, root, &mut summarized)?;
     /// assert!(summarized.intersections().is_empty());
     /// let hits: Vec<_> = summarized.summaries().collect();
@@ -241,7 +240,7 @@ impl LineSegmentIntersector {
     /// assert_eq!(hits[0].node_path, [root, geode]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn set_records(&mut self, records: SegmentHitRecords) {
+    pub fn set_records(&mut self, records: HitRecords) {
         self.records = records;
         self.spare_paths
             .drop_hits(&mut self.hits, |hit| hit.node_path);
@@ -250,12 +249,12 @@ impl LineSegmentIntersector {
 
     /// The hits of the last traversal as summaries, in the order of
     /// [`intersections`](Self::intersections): made from the full records, or, with
-    /// [`SegmentHitRecords::Summaries`], from what the traversal kept (until the segment
+    /// [`HitRecords::Summaries`], from what the traversal kept (until the segment
     /// moves or the next traversal begins).
     pub fn summaries(&self) -> SegmentHitSummaries<'_> {
         let source = match self.records {
-            SegmentHitRecords::Full => SummarySource::Records(self.hits.iter()),
-            SegmentHitRecords::Summaries => SummarySource::Store {
+            HitRecords::Full => SummarySource::Records(self.hits.iter()),
+            HitRecords::Summaries => SummarySource::Store {
                 store: &self.pending,
                 places: 0..self.pending.sorted_len(),
             },
@@ -765,10 +764,10 @@ impl Intersector for LineSegmentIntersector {
 
     fn end(&mut self) {
         match self.records {
-            SegmentHitRecords::Full => self
+            HitRecords::Full => self
                 .pending
                 .drain_sorted_into(&mut self.hits, &mut self.spare_paths),
-            SegmentHitRecords::Summaries => self.pending.sort_for_summaries(),
+            HitRecords::Summaries => self.pending.sort_for_summaries(),
         }
     }
 }

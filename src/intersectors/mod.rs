@@ -11,6 +11,7 @@ mod clipping;
 mod error;
 mod group;
 mod hit_order;
+mod hit_records;
 mod line_segment;
 mod node_path_pool;
 mod polytope;
@@ -29,11 +30,12 @@ mod world_candidate;
 pub use clipping::{clip_polygon, clip_segment, ClipPolygon};
 pub use error::QueryError;
 pub use group::{AnyIntersector, AnyLocal, IntersectorGroup};
+pub use hit_records::HitRecords;
 pub use line_segment::{LineSegmentHit, LineSegmentIntersector, LocalSegment};
 pub use polytope::{Polytope, MAX_PLANES};
 pub use polytope_intersector::{LocalPolytope, PolytopeHit, PolytopeIntersector};
 pub use primitive_mask::{PrimitiveKind, PrimitiveMask};
-pub use segment_hit_summary::{SegmentHitRecords, SegmentHitSummaries, SegmentHitSummary};
+pub use segment_hit_summary::{SegmentHitSummaries, SegmentHitSummary};
 pub use segment_triangle::{
     intersect_segment_triangle, intersect_segment_triangle_up_to, SegmentTriangleHit,
 };

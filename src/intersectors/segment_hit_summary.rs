@@ -1,34 +1,11 @@
-//! [`SegmentHitSummary`]: a line segment hit as the few numbers most callers read,
-//! and [`SegmentHitRecords`], the choice between those and full [`LineSegmentHit`]s.
-//!
-//! A full record carries the hit's node path in a vector of its own, the drawable's
-//! matrix, local and world points and normals, vertex indices and barycentric weights:
-//! building them is ~18 % of an all-hits query on littlest_tokyo (`benches/README.md`,
-//! seventh part of the session of 2026-11-27). A caller that reads only where along
-//! the segment, what and where in the world (a batch of queries written out, a pick
-//! that wants the drawable under the mouse) can ask for summaries instead: the same
-//! hits, in the same order, with the same numbers, borrowed from what the intersector
-//! kept while it searched.
+//! [`SegmentHitSummary`]: a line segment hit as the few numbers most callers read
+//! (see [`HitRecords`](super::HitRecords) for why), and [`SegmentHitSummaries`], a
+//! traversal's in order.
 
 use glam::DVec3;
 
 use super::{LineSegmentHit, PrimitiveKind};
 use crate::graph::{DrawableId, NodeId};
-
-/// What a [`LineSegmentIntersector`](super::LineSegmentIntersector) makes of its hits at
-/// the end of a traversal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SegmentHitRecords {
-    /// Full [`LineSegmentHit`]s, read with
-    /// [`intersections`](super::LineSegmentIntersector::intersections) (and, as
-    /// summaries, with [`summaries`](super::LineSegmentIntersector::summaries)).
-    #[default]
-    Full,
-    /// Only [`SegmentHitSummary`]s, read with
-    /// [`summaries`](super::LineSegmentIntersector::summaries);
-    /// [`intersections`](super::LineSegmentIntersector::intersections) is then empty.
-    Summaries,
-}
 
 /// One hit of a [`LineSegmentIntersector`](super::LineSegmentIntersector), summarized:
 /// every field equals the same field of the full [`LineSegmentHit`], bit for bit.

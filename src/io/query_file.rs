@@ -52,8 +52,8 @@ use super::gltf_loader::batch_drawable_name;
 use super::GltfImport;
 use crate::graph::{NodeId, SceneGraph};
 use crate::intersectors::{
-    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveKind, PrimitiveMask,
-    QueryError, SegmentHitRecords, SphereIntersector,
+    HitRecords, LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveKind,
+    PrimitiveMask, QueryError, SphereIntersector,
 };
 use crate::visitor::{IntersectionVisitor, Intersector};
 
@@ -352,7 +352,7 @@ pub fn answer_query_lines(
         // all-hits query.
         |&(start, end)| {
             let picker = LineSegmentIntersector::new(start, end)?;
-            Ok(picker.with_records(SegmentHitRecords::Summaries))
+            Ok(picker.with_records(HitRecords::Summaries))
         },
         |picker, &(start, end)| picker.set_segment(start, end),
         |answered| {
