@@ -39,7 +39,7 @@ pub mod prelude {
     pub use crate::intersectors::{
         HitRecords, IntersectorGroup, LineSegmentHit, LineSegmentIntersector, Polytope,
         PolytopeHit, PolytopeIntersector, PrimitiveMask, QueryError, SegmentHitSummary, SphereHit,
-        SphereIntersector,
+        SphereIntersector, VolumeHitSummary,
     };
     pub use crate::io::{load_gltf, GltfImport, LoadError};
     pub use crate::visitor::{

@@ -25,6 +25,8 @@ mod segment_world_walk;
 mod slot_runs;
 mod sphere;
 mod sphere_world_walk;
+mod volume_hit_store;
+mod volume_hit_summary;
 mod world_candidate;
 
 pub use clipping::{clip_polygon, clip_segment, ClipPolygon};
@@ -40,3 +42,4 @@ pub use segment_triangle::{
     intersect_segment_triangle, intersect_segment_triangle_up_to, SegmentTriangleHit,
 };
 pub use sphere::{LocalSphere, SphereHit, SphereIntersector};
+pub use volume_hit_summary::{VolumeHitSummaries, VolumeHitSummary};

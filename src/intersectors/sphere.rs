@@ -8,7 +8,8 @@ use super::hit_order::{
 };
 use super::line_segment::max_scale;
 use super::node_path_pool::NodePathPool;
-use super::{PrimitiveKind, PrimitiveMask, QueryError};
+use super::volume_hit_store::{VolumeHitParts, VolumeHitStore};
+use super::{HitRecords, PrimitiveKind, PrimitiveMask, QueryError, VolumeHitSummaries};
 use crate::accel::{Aabb, Aabb4, BallCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::{closest_point_on_segment, closest_point_on_triangle};
@@ -74,6 +75,10 @@ pub struct SphereIntersector {
     pub(super) primitive_mask: PrimitiveMask,
     pub(super) world_center: DVec3,
     pub(super) hits: Vec<SphereHit>,
+    /// Full records or summaries.
+    pub(super) records: HitRecords,
+    /// The hits as summaries (with [`HitRecords::Summaries`]).
+    pub(super) summarized: VolumeHitStore,
     /// The node-path vectors of dropped hits, for the next hits.
     pub(super) spare_paths: NodePathPool,
     /// The room `end`'s sort of the hits reuses (its keys also for the raw hits' sorts,
@@ -163,6 +168,8 @@ impl SphereIntersector {
             primitive_mask: PrimitiveMask::ALL,
             world_center: center,
             hits: Vec::new(),
+            records: HitRecords::Full,
+            summarized: VolumeHitStore::default(),
             spare_paths: NodePathPool::default(),
             sorter: HitSorter::default(),
             scratch: Vec::new(),
@@ -186,13 +193,21 @@ impl SphereIntersector {
     /// assert!(ball.set_sphere(DVec3::X, -1.0).is_err());
     /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
     /// ```
+    #[inline]
     pub fn set_sphere(&mut self, center: DVec3, radius: f64) -> Result<(), QueryError> {
         check_ball(center, radius)?;
         self.center = center;
         self.radius = radius;
+        self.drop_hits();
+        Ok(())
+    }
+
+    /// Drops the last traversal's hits, full or summarized.
+    #[inline]
+    fn drop_hits(&mut self) {
         self.spare_paths
             .drop_hits(&mut self.hits, |hit| hit.node_path);
-        Ok(())
+        self.summarized.clear();
     }
 
     /// Builder form of [`set_limit`](Self::set_limit).
@@ -227,9 +242,65 @@ impl SphereIntersector {
         self.radius
     }
 
-    /// The hits of the last traversal, sorted by distance.
+    /// Builder form of [`set_records`](Self::set_records).
+    pub fn with_records(mut self, records: HitRecords) -> Self {
+        self.records = records;
+        self
+    }
+
+    /// Chooses what the next traversals make of their hits: full records (the default)
+    /// or only [summaries](Self::summaries), which skip the local points, matrices and
+    /// node-path copies of the records. The last traversal's hits are dropped.
+    ///
+    /// ```
+    /// use glam::{DVec3, Vec3};
+    /// use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
+    /// use scene_intersect::graph::SceneGraph;
+    /// use scene_intersect::intersectors::{HitRecords, SphereIntersector};
+    /// use scene_intersect::visitor::IntersectionVisitor;
+    ///
+    /// // One triangle in the plane y = 0, under a geode.
+    /// let mut scene = SceneGraph::new();
+    /// let root = scene.add_group("root");
+    /// let triangle = Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Z])
+    ///     .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))?;
+    /// let drawable = scene.add_drawable("triangle", triangle);
+    /// let geode = scene.add_geode("geode");
+    /// scene.add_drawable_to_geode(geode, drawable)?;
+    /// scene.add_child(root, geode)?;
+    ///
+    /// // A ball 0.5 above the triangle's inside: the nearest point is right below.
+    /// let ball = SphereIntersector::new(DVec3::new(0.25, 0.5, 0.25), 1.0)?;
+    /// let mut query = ball.with_records(HitRecords::Summaries);
+    /// IntersectionVisitor::new().apply(&scene, root, &mut query)?;
+    /// assert!(query.intersections().is_empty());
+    /// let hits: Vec<_> = query.summaries().collect();
+    /// assert_eq!(hits.len(), 1);
+    /// assert_eq!((hits[0].drawable, hits[0].primitive_index), (drawable, 0));
+    /// assert_eq!((hits[0].world_point, hits[0].distance), (DVec3::new(0.25, 0.0, 0.25), 0.5));
+    /// assert_eq!(hits[0].node_path, [root, geode]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_records(&mut self, records: HitRecords) {
+        self.records = records;
+        self.drop_hits();
+    }
+
+    /// The hits of the last traversal, sorted by distance (empty with
+    /// [`HitRecords::Summaries`]).
     pub fn intersections(&self) -> &[SphereHit] {
         &self.hits
+    }
+
+    /// The hits of the last traversal as summaries, in the order of
+    /// [`intersections`](Self::intersections): made from the full records, or, with
+    /// [`HitRecords::Summaries`], from what the traversal kept (until the ball moves or
+    /// the next traversal begins).
+    pub fn summaries(&self) -> VolumeHitSummaries<'_> {
+        match self.records {
+            HitRecords::Full => VolumeHitSummaries::of_sphere_hits(&self.hits),
+            HitRecords::Summaries => VolumeHitSummaries::of_store(&self.summarized),
+        }
     }
 
     /// Takes the hits out.
@@ -248,6 +319,15 @@ impl SphereIntersector {
     ) {
         if !distinct {
             normalize(raw);
+        }
+        if self.records == HitRecords::Summaries {
+            let store = &mut self.summarized;
+            store.begin_visit();
+            for r in raw.drain(..) {
+                store.push(r.parts());
+            }
+            store.end_visit(context, self.limit);
+            return;
         }
         if self.limit == IntersectionLimit::None && raw.len() > IN_ORDER_FROM {
             self.keep_all_in_order(raw, context);
@@ -310,6 +390,19 @@ pub(super) struct RawHit {
     kind: PrimitiveKind,
     point: DVec3,
     distance: f64,
+}
+
+impl RawHit {
+    /// The hit's summary parts (world point and distance as the full record has them).
+    #[inline]
+    pub(super) fn parts(&self) -> VolumeHitParts {
+        VolumeHitParts {
+            distance: self.distance,
+            world_point: self.point,
+            primitive_index: self.primitive_index,
+            kind: self.kind,
+        }
+    }
 }
 
 /// Above this many raw hits in one visit, [`SphereIntersector::keep_hits`] makes the
@@ -470,8 +563,7 @@ impl Intersector for SphereIntersector {
     type Local = LocalSphere;
 
     fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
-        self.spare_paths
-            .drop_hits(&mut self.hits, |hit| hit.node_path);
+        self.drop_hits();
         self.world_ball = None;
         self.world_center = if self.frame == CoordinateFrame::Model {
             // What the identity's `transform_point3` gives: the centre, but +0 for −0.
@@ -592,7 +684,8 @@ impl Intersector for SphereIntersector {
     }
 
     fn reached_limit(&self) -> bool {
-        self.limit == IntersectionLimit::One && !self.hits.is_empty()
+        self.limit == IntersectionLimit::One
+            && !(self.hits.is_empty() && self.summarized.is_empty())
     }
 
     /// Yes: the ball walks the world tree itself (see `sphere_world_walk.rs`).
@@ -618,7 +711,10 @@ impl Intersector for SphereIntersector {
     }
 
     fn end(&mut self) {
-        sort_hits(&mut self.hits, &mut self.sorter);
+        match self.records {
+            HitRecords::Full => sort_hits(&mut self.hits, &mut self.sorter),
+            HitRecords::Summaries => self.summarized.sort(),
+        }
     }
 }
 

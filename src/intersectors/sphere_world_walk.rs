@@ -18,7 +18,7 @@ use super::hit_order::{reserve_room, sort_keyed, world_tree_padding};
 use super::slot_runs::for_each_slot_run;
 use super::sphere::{keyed_by_distance, sphere_hit, RawHit, SphereFunctor};
 use super::world_candidate::Candidate;
-use super::{PrimitiveMask, SphereIntersector};
+use super::{HitRecords, PrimitiveMask, SphereIntersector};
 use crate::accel::{push_lanes, BallCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
@@ -151,6 +151,22 @@ impl SphereIntersector {
                 .as_ref()
                 .map(|m| m.instance)
         };
+        if self.records == HitRecords::Summaries {
+            // Filed under their instances' visits (one each), in any order: the
+            // store's sort orders them.
+            let mut visits: SmallVec<[u32; 8]> = SmallVec::from_elem(u32::MAX, met.len());
+            for (k, (r, &slot)) in raw.iter().zip(raw_slots).enumerate() {
+                let Some(instance) = instance_of(k as u32) else {
+                    continue;
+                };
+                let visit = &mut visits[slot as usize];
+                if *visit == u32::MAX {
+                    *visit = (self.summarized).add_visit(&context.drawable_context(instance));
+                }
+                self.summarized.push_in_visit(r.parts(), *visit);
+            }
+            return;
+        }
         let mut keyed = std::mem::take(&mut self.sorter.keyed);
         keyed_by_distance(raw, &mut keyed);
         sort_keyed(&mut keyed, |a, b| {
