@@ -407,15 +407,17 @@ fn parry_nearest_of(segments: &[(DVec3, DVec3)], b: &Bench) -> usize {
         .count()
 }
 
-fn ours_boxes(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
+/// The vehicle boxes' hits, as full records or only as summaries.
+fn ours_boxes(b: &Bench, v: &mut IntersectionVisitor, n: usize, records: HitRecords) -> usize {
     let mut hits = 0;
     let (c, half, q) = b.boxes[0];
     let mut i = PolytopeIntersector::new(Polytope::from_oriented_box(c, half, q).unwrap())
-        .with_primitive_mask(PrimitiveMask::TRIANGLES);
+        .with_primitive_mask(PrimitiveMask::TRIANGLES)
+        .with_records(records);
     for &(c, half, q) in &b.boxes[..n] {
         i.set_polytope(Polytope::from_oriented_box(c, half, q).unwrap());
         v.apply(&b.scene, b.root, &mut i).unwrap();
-        hits += i.intersections().len();
+        hits += i.summaries().len();
     }
     hits
 }
@@ -452,16 +454,18 @@ fn parry_boxes(b: &Bench, n: usize) -> usize {
     hits
 }
 
-fn ours_spheres(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
+/// The balls' hits, as full records or only as summaries.
+fn ours_spheres(b: &Bench, v: &mut IntersectionVisitor, n: usize, records: HitRecords) -> usize {
     let mut hits = 0;
     let (c, r) = b.spheres[0];
     let mut i = SphereIntersector::new(c, r)
         .unwrap()
-        .with_primitive_mask(PrimitiveMask::TRIANGLES);
+        .with_primitive_mask(PrimitiveMask::TRIANGLES)
+        .with_records(records);
     for &(c, r) in &b.spheres[..n] {
         i.set_sphere(c, r).unwrap();
         v.apply(&b.scene, b.root, &mut i).unwrap();
-        hits += i.intersections().len();
+        hits += i.summaries().len();
     }
     hits
 }
@@ -682,35 +686,43 @@ fn print_ratios(benches: &[Bench]) {
             "parry",
             median_ms(|| parry_picks(b, n)),
         );
-        let boxes = median_ms(|| ours_boxes(b, &mut v, n));
+        let boxes = median_ms(|| ours_boxes(b, &mut v, n, HitRecords::Full));
+        let parry_boxes = median_ms(|| parry_boxes(b, n));
+        ratio_line(&b.name, "boxes (6 planes)", boxes, "parry", parry_boxes);
+        // Summaries (distance, drawable, primitive, world point, path): still more
+        // than parry3d's answer (triangle ids).
         ratio_line(
             &b.name,
-            "boxes (6 planes)",
-            boxes,
+            "boxes (summaries)",
+            median_ms(|| ours_boxes(b, &mut v, n, HitRecords::Summaries)),
             "parry",
-            median_ms(|| parry_boxes(b, n)),
+            parry_boxes,
         );
         ratio_line(
             &b.name,
             "boxes given as planes",
             median_ms(|| ours_box_planes(b, &mut v, n)),
             "parry",
-            median_ms(|| parry_boxes(b, n)),
+            parry_boxes,
         );
         ratio_line(
             &b.name,
             "boxes (plain, 1/64)",
             boxes,
             "plain",
-            scaled(median_ms(|| ours_boxes(b, &mut plain, few))),
+            scaled(median_ms(|| {
+                ours_boxes(b, &mut plain, few, HitRecords::Full)
+            })),
         );
-        let spheres = median_ms(|| ours_spheres(b, &mut v, n));
+        let spheres = median_ms(|| ours_spheres(b, &mut v, n, HitRecords::Full));
+        let parry_spheres = median_ms(|| parry_spheres(b, n));
+        ratio_line(&b.name, "spheres", spheres, "parry", parry_spheres);
         ratio_line(
             &b.name,
-            "spheres",
-            spheres,
+            "spheres (summaries)",
+            median_ms(|| ours_spheres(b, &mut v, n, HitRecords::Summaries)),
             "parry",
-            median_ms(|| parry_spheres(b, n)),
+            parry_spheres,
         );
         let build = median_ms(|| ours_build(b));
         ratio_line(
@@ -767,8 +779,10 @@ fn print_ratios(benches: &[Bench]) {
             ("all hits of 100 units", &|b, v| {
                 ours_segments_of(&b.local_segments, b, v, IntersectionLimit::None)
             }),
-            ("box", &|b, v| ours_boxes(b, v, TABLE)),
-            ("sphere", &|b, v| ours_spheres(b, v, TABLE)),
+            ("box", &|b, v| ours_boxes(b, v, TABLE, HitRecords::Full)),
+            ("sphere", &|b, v| {
+                ours_spheres(b, v, TABLE, HitRecords::Full)
+            }),
         ];
         for (what, run) in workloads {
             let (t_small, t_big) = (per_query(small, run), per_query(big, run));
@@ -915,7 +929,8 @@ fn run_peers(
 // ----- criterion -------------------------------------------------------------------
 
 /// `BENCH_PROFILE=<workload>[:<repeats>]` runs one side of one workload (ours: `all`,
-/// `nearest`, `picks`, `boxes`, `box_planes`, `spheres`, `build`; parry's: `parry_all`,
+/// `all_summaries`, `nearest`, `picks`, `boxes`, `boxes_summaries`, `box_planes`,
+/// `spheres`, `spheres_summaries`, `build`; parry's: `parry_all`,
 /// `parry_nearest`, `parry_picks`, `parry_boxes`, `parry_spheres`, `parry_build`) over
 /// and over on the selected scenes, for a profiler (`perf record`, `valgrind
 /// --tool=callgrind`), and exits.
@@ -942,9 +957,11 @@ fn profile_only(benches: &[Bench], spec: &str) {
                 "nearest" => ours_segments(b, &mut v, IntersectionLimit::Nearest, n),
                 "picks" => ours_picks(b, &mut v, n),
                 "parry_picks" => parry_picks(b, n),
-                "boxes" => ours_boxes(b, &mut v, n),
+                "boxes" => ours_boxes(b, &mut v, n, HitRecords::Full),
+                "boxes_summaries" => ours_boxes(b, &mut v, n, HitRecords::Summaries),
                 "box_planes" => ours_box_planes(b, &mut v, n),
-                "spheres" => ours_spheres(b, &mut v, n),
+                "spheres" => ours_spheres(b, &mut v, n, HitRecords::Full),
+                "spheres_summaries" => ours_spheres(b, &mut v, n, HitRecords::Summaries),
                 "parry_all" => parry_segments_all(b, n),
                 "parry_nearest" => parry_segments_nearest(b, n),
                 "parry_boxes" => parry_boxes(b, n),
@@ -986,13 +1003,13 @@ fn bench_all(c: &mut Criterion) {
             x.iter(|| parry_segments_nearest(b, BATCH))
         });
         group.bench_function(BenchmarkId::new("boxes", "ours"), |x| {
-            x.iter(|| ours_boxes(b, &mut v, BATCH))
+            x.iter(|| ours_boxes(b, &mut v, BATCH, HitRecords::Full))
         });
         group.bench_function(BenchmarkId::new("boxes", "parry"), |x| {
             x.iter(|| parry_boxes(b, BATCH))
         });
         group.bench_function(BenchmarkId::new("spheres", "ours"), |x| {
-            x.iter(|| ours_spheres(b, &mut v, BATCH))
+            x.iter(|| ours_spheres(b, &mut v, BATCH, HitRecords::Full))
         });
         group.bench_function(BenchmarkId::new("spheres", "parry"), |x| {
             x.iter(|| parry_spheres(b, BATCH))
