@@ -1,5 +1,5 @@
 //! An intersector moved from query to query (a vehicle's box or ball every frame, a
-//! pick every mouse move, with full hit records or segment summaries) stops allocating
+//! pick every mouse move, with full hit records or summaries) stops allocating
 //! once it has answered its queries once: the same queries again allocate nothing. (Not
 //! yet for every size of answer: a list of
 //! more than 256 polytope or sphere hits is still sorted into a new list, and a box
@@ -164,32 +164,38 @@ fn moved_intersectors_allocate_nothing_for_queries_they_have_answered() {
         Polytope::from_oriented_box(c, DVec3::new(1.0, 0.75, 2.0), DQuat::from_rotation_y(turn))
             .unwrap()
     };
-    let mut vehicle =
-        PolytopeIntersector::new(car(boxes[0])).with_primitive_mask(PrimitiveMask::TRIANGLES);
-    let hits = assert_second_pass_allocates_nothing(
-        &scene,
-        root,
-        &mut vehicle,
-        &boxes,
-        |i, b| i.set_polytope(car(b)),
-        |i| i.intersections().len(),
-    );
-    assert!(hits >= boxes.len(), "boxes: {hits} hits");
+    for records in [HitRecords::Full, HitRecords::Summaries] {
+        let mut vehicle = PolytopeIntersector::new(car(boxes[0]))
+            .with_primitive_mask(PrimitiveMask::TRIANGLES)
+            .with_records(records);
+        let hits = assert_second_pass_allocates_nothing(
+            &scene,
+            root,
+            &mut vehicle,
+            &boxes,
+            |i, b| i.set_polytope(car(b)),
+            |i| i.summaries().len(),
+        );
+        assert!(hits >= boxes.len(), "boxes, {records:?}: {hits} hits");
+    }
 
     // Balls of 1 to 8 m, which reach the buildings (whole items) as well as the ground.
     let balls: Vec<(DVec3, f64)> = (ground.iter().enumerate())
         .map(|(k, &c)| (c, 1.0 + (k % 8) as f64))
         .collect();
-    let mut ball = SphereIntersector::new(balls[0].0, balls[0].1)
-        .unwrap()
-        .with_primitive_mask(PrimitiveMask::TRIANGLES);
-    let hits = assert_second_pass_allocates_nothing(
-        &scene,
-        root,
-        &mut ball,
-        &balls,
-        |i, (c, r)| i.set_sphere(c, r).unwrap(),
-        |i| i.intersections().len(),
-    );
-    assert!(hits >= balls.len(), "balls: {hits} hits");
+    for records in [HitRecords::Full, HitRecords::Summaries] {
+        let mut ball = SphereIntersector::new(balls[0].0, balls[0].1)
+            .unwrap()
+            .with_primitive_mask(PrimitiveMask::TRIANGLES)
+            .with_records(records);
+        let hits = assert_second_pass_allocates_nothing(
+            &scene,
+            root,
+            &mut ball,
+            &balls,
+            |i, (c, r)| i.set_sphere(c, r).unwrap(),
+            |i| i.summaries().len(),
+        );
+        assert!(hits >= balls.len(), "balls, {records:?}: {hits} hits");
+    }
 }
