@@ -3,7 +3,7 @@
 use glam::{DMat3, DMat4, DQuat, DVec3, DVec4};
 use smallvec::SmallVec;
 
-use super::box_planes::{box_of_planes, oriented_box_bounds, OrientedBox};
+use super::box_planes::{box_of_planes, oriented_box_bounds, BoxBounds, OrientedBox};
 use super::QueryError;
 use crate::visitor::ClipDepth;
 
@@ -104,47 +104,9 @@ impl Polytope {
         half_extents: DVec3,
         rotation: DQuat,
     ) -> Result<Self, QueryError> {
-        if !center.is_finite() || !rotation.is_finite() {
-            return Err(QueryError::NonFinite("box centre or rotation"));
-        }
-        if !half_extents.is_finite() || half_extents.min_element() < 0.0 {
-            return Err(QueryError::BadBox);
-        }
-        if rotation.length_squared() == 0.0 {
-            return Err(QueryError::NonFinite("box rotation (zero quaternion)"));
-        }
-        // A quaternion whose length over- or underflows normalizes to nothing useful
-        // (zero or NaN), and its matrix would not be a rotation: the first plane's
-        // normal is unusable. A unit quaternion's matrix has unit columns.
-        let rotation = rotation.normalize();
-        let length_squared = rotation.length_squared();
-        if length_squared.is_nan() || length_squared <= 0.5 {
-            return Err(QueryError::ZeroNormal(0));
-        }
-        // The rotated axes are the columns of the rotation's matrix: one formula for
-        // all three (rotating each axis by the quaternion costs three times as much).
-        let turn = DMat3::from_quat(rotation);
-        let axes = [turn.x_axis, turn.y_axis, turn.z_axis];
-        // Written in place: a box always has six planes, within the inline room.
-        let mut room = [DVec4::ZERO; 8];
-        // Unit normals (checked above): only the offsets can fail, by overflowing for
-        // centres near the largest finite numbers.
-        let mut offsets_finite = true;
-        for (k, (axis, half)) in axes.iter().zip(half_extents.to_array()).enumerate() {
-            let along = axis.dot(center);
-            // Inside the low face:  axis·p - (axis·c - half) >= 0.
-            let low = -(along - half);
-            // Inside the high face: -axis·p + (axis·c + half) >= 0.
-            let high = along + half;
-            offsets_finite &= low.is_finite() & high.is_finite();
-            room[2 * k] = axis.extend(low);
-            room[2 * k + 1] = (-*axis).extend(high);
-        }
-        if !offsets_finite {
-            return Err(QueryError::NonFinite("box plane (centre too far out)"));
-        }
-        let bounds = oriented_box_bounds(center, axes, half_extents);
+        let (room, axes, bounds) = box_planes(center, half_extents, rotation)?;
         Ok(Polytope {
+            // Written in place: a box always has six planes, within the inline room.
             planes: SmallVec::from_buf_and_len(room, 6),
             bounds: Some((bounds.min, bounds.max)),
             tight_bounds: bounds.tight,
@@ -155,6 +117,41 @@ impl Polytope {
             }),
             unit_normals: true,
         })
+    }
+
+    /// Makes this polytope the box [`from_oriented_box`](Self::from_oriented_box)
+    /// makes, in place (a box a few hundred bytes long is not made aside and moved
+    /// here); on an error it is left as it was.
+    ///
+    /// ```
+    /// use scene_intersect::intersectors::Polytope;
+    /// use glam::{DQuat, DVec3};
+    /// let mut car = Polytope::from_box(DVec3::ZERO, DVec3::ONE)?;
+    /// car.set_oriented_box(DVec3::new(5.0, 0.75, 0.0), DVec3::new(1.0, 0.75, 2.0), DQuat::IDENTITY)?;
+    /// assert!(car.contains(DVec3::new(5.5, 0.5, 1.0)));
+    /// assert!(car.set_oriented_box(DVec3::ZERO, DVec3::NEG_ONE, DQuat::IDENTITY).is_err());
+    /// assert!(car.contains(DVec3::new(5.5, 0.5, 1.0)), "unchanged by the error");
+    /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+    /// ```
+    #[inline]
+    pub fn set_oriented_box(
+        &mut self,
+        center: DVec3,
+        half_extents: DVec3,
+        rotation: DQuat,
+    ) -> Result<(), QueryError> {
+        let (room, axes, bounds) = box_planes(center, half_extents, rotation)?;
+        self.planes.clear();
+        self.planes.extend_from_slice(&room[..6]);
+        self.bounds = Some((bounds.min, bounds.max));
+        self.tight_bounds = bounds.tight;
+        self.oriented_box = Some(OrientedBox {
+            center,
+            axes,
+            half: half_extents,
+        });
+        self.unit_normals = true;
+        Ok(())
     }
 
     /// The view frustum of `projection * view` (Gribb–Hartmann plane extraction): left,
@@ -231,9 +228,96 @@ impl Polytope {
     }
 }
 
+/// The planes of the box of half extents `half_extents` around `center`, turned by
+/// `rotation` (the first six of the eight), its axes and its bounds; an error when the
+/// numbers make no box. (Always inlined: the planes are written where the caller keeps
+/// them.)
+#[inline(always)]
+fn box_planes(
+    center: DVec3,
+    half_extents: DVec3,
+    rotation: DQuat,
+) -> Result<([DVec4; 8], [DVec3; 3], BoxBounds), QueryError> {
+    if !center.is_finite() || !rotation.is_finite() {
+        return Err(QueryError::NonFinite("box centre or rotation"));
+    }
+    if !half_extents.is_finite() || half_extents.min_element() < 0.0 {
+        return Err(QueryError::BadBox);
+    }
+    if rotation.length_squared() == 0.0 {
+        return Err(QueryError::NonFinite("box rotation (zero quaternion)"));
+    }
+    // A quaternion whose length over- or underflows normalizes to nothing useful
+    // (zero or NaN), and its matrix would not be a rotation: the first plane's
+    // normal is unusable. A unit quaternion's matrix has unit columns.
+    let rotation = rotation.normalize();
+    let length_squared = rotation.length_squared();
+    if length_squared.is_nan() || length_squared <= 0.5 {
+        return Err(QueryError::ZeroNormal(0));
+    }
+    // The rotated axes are the columns of the rotation's matrix: one formula for
+    // all three (rotating each axis by the quaternion costs three times as much).
+    let turn = DMat3::from_quat(rotation);
+    let axes = [turn.x_axis, turn.y_axis, turn.z_axis];
+    // Room for eight, as a polytope keeps inline.
+    let mut room = [DVec4::ZERO; 8];
+    // Unit normals (checked above): only the offsets can fail, by overflowing for
+    // centres near the largest finite numbers.
+    let mut offsets_finite = true;
+    for (k, (axis, half)) in axes.iter().zip(half_extents.to_array()).enumerate() {
+        let along = axis.dot(center);
+        // Inside the low face:  axis·p - (axis·c - half) >= 0.
+        let low = -(along - half);
+        // Inside the high face: -axis·p + (axis·c + half) >= 0.
+        let high = along + half;
+        offsets_finite &= low.is_finite() & high.is_finite();
+        room[2 * k] = axis.extend(low);
+        room[2 * k + 1] = (-*axis).extend(high);
+    }
+    if !offsets_finite {
+        return Err(QueryError::NonFinite("box plane (centre too far out)"));
+    }
+    Ok((room, axes, oriented_box_bounds(center, axes, half_extents)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::XorShift;
+
+    /// Everything a polytope holds, for comparing (`==` compares the planes only).
+    fn parts(p: &Polytope) -> impl PartialEq + std::fmt::Debug + '_ {
+        (
+            p.planes(),
+            p.bounds(),
+            p.has_tight_bounds(),
+            p.oriented_box().copied(),
+            p.has_unit_normals(),
+        )
+    }
+
+    #[test]
+    fn a_box_set_in_place_is_the_box_made_anew() {
+        let mut rng = XorShift::new(0x0b0c5);
+        // Start from a polytope that is no box, with more planes than the inline room.
+        let slab = |k: usize| DVec4::new((k as f64).cos(), 0.3, (k as f64).sin(), 2.0);
+        let mut reused = Polytope::new((0..12).map(slab)).unwrap();
+        for _ in 0..100 {
+            let v = |rng: &mut XorShift, scale: f64| {
+                DVec3::new(rng.next(), rng.next(), rng.next()) * scale
+            };
+            let (center, half) = (v(&mut rng, 100.0) - 50.0, v(&mut rng, 3.0));
+            let turn = DQuat::from_xyzw(rng.next(), rng.next(), rng.next(), rng.next() + 0.1);
+            let made = Polytope::from_oriented_box(center, half, turn).unwrap();
+            reused.set_oriented_box(center, half, turn).unwrap();
+            assert_eq!(parts(&reused), parts(&made));
+        }
+        // Refused, as `from_oriented_box` refuses it; the polytope is left as it was.
+        let before = reused.clone();
+        let bad = reused.set_oriented_box(DVec3::ZERO, DVec3::new(1.0, -1.0, 1.0), DQuat::IDENTITY);
+        assert_eq!(bad, Err(QueryError::BadBox));
+        assert_eq!(parts(&reused), parts(&before));
+    }
 
     #[test]
     fn construction_errors() {

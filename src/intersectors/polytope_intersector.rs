@@ -1,6 +1,6 @@
 //! [`PolytopeIntersector`]: which primitives meet a closed convex polytope.
 
-use glam::{DMat4, DVec3, DVec4, Vec3};
+use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
 use super::clipping::{clip_segment, contains_point, plane_value, TriangleClipper};
@@ -189,6 +189,35 @@ impl PolytopeIntersector {
         // Derived from the polytope in `begin`; an empty list means not yet.
         self.world_normalized.clear();
         self.drop_hits();
+    }
+
+    /// [`set_polytope`](Self::set_polytope) with the box
+    /// [`Polytope::from_oriented_box`] makes, written in place (a vehicle's box every
+    /// frame: the box is not made aside and moved in). On an error the polytope and the
+    /// last hits are left as they were.
+    ///
+    /// ```
+    /// use scene_intersect::intersectors::{Polytope, PolytopeIntersector};
+    /// use glam::{DQuat, DVec3};
+    /// let half = DVec3::new(1.0, 0.75, 2.0);
+    /// let start = Polytope::from_oriented_box(DVec3::ZERO, half, DQuat::IDENTITY)?;
+    /// let mut query = PolytopeIntersector::new(start);
+    /// query.set_oriented_box(DVec3::new(5.0, 0.75, 0.0), half, DQuat::IDENTITY)?;
+    /// assert!(query.polytope().contains(DVec3::new(5.5, 0.5, 1.0)));
+    /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+    /// ```
+    #[inline]
+    pub fn set_oriented_box(
+        &mut self,
+        center: DVec3,
+        half_extents: DVec3,
+        rotation: DQuat,
+    ) -> Result<(), QueryError> {
+        self.polytope
+            .set_oriented_box(center, half_extents, rotation)?;
+        self.world_normalized.clear();
+        self.drop_hits();
+        Ok(())
     }
 
     /// Drops the last traversal's hits, full or summarized.
