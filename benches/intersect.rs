@@ -415,7 +415,7 @@ fn ours_boxes(b: &Bench, v: &mut IntersectionVisitor, n: usize, records: HitReco
         .with_primitive_mask(PrimitiveMask::TRIANGLES)
         .with_records(records);
     for &(c, half, q) in &b.boxes[..n] {
-        i.set_polytope(Polytope::from_oriented_box(c, half, q).unwrap());
+        i.set_oriented_box(c, half, q).unwrap();
         v.apply(&b.scene, b.root, &mut i).unwrap();
         hits += i.summaries().len();
     }
