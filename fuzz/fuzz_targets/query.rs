@@ -9,7 +9,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
-    LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask, HitRecords,
+    HitRecords, LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask,
     SphereIntersector,
 };
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, Intersector};
@@ -69,8 +69,8 @@ fn same_accelerated(
 /// What the reference does not model, compared between the accelerated and plain
 /// traversals only (through their hits' `Debug` text): a segment with a picking
 /// tolerance (points and lines are hit too), polytopes and balls that hit triangles
-/// only, or points and lines only; and, for segments, the full records read as
-/// summaries against summaries alone. Every limit but `One` (whose hit depends on the
+/// only, or points and lines only; and the full records read as summaries against
+/// summaries alone. Every limit but `One` (whose hit depends on the
 /// traversal's order).
 fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
     fn answer<I: Intersector>(
@@ -108,46 +108,74 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
                     |i: &LineSegmentIntersector| format!("{:?}", i.summaries().collect::<Vec<_>>());
                 vec![
                     [true, false].map(|accelerated| {
-                        answer(
-                            scene,
-                            root,
-                            accelerated,
-                            picker(HitRecords::Full),
-                            |i| format!("{:?}", i.intersections()),
-                        )
+                        answer(scene, root, accelerated, picker(HitRecords::Full), |i| {
+                            format!("{:?}", i.intersections())
+                        })
                     }),
                     // The full records read as summaries, and summaries alone.
                     [HitRecords::Full, HitRecords::Summaries]
                         .map(|records| answer(scene, root, true, picker(records), summaries)),
                 ]
             }
-            Query::Polytope(planes) => masks
-                .map(|mask| {
-                    [true, false].map(|accelerated| {
-                        let polytope =
-                            Polytope::new(planes.iter().copied()).expect("a valid polytope");
-                        let i = PolytopeIntersector::new(polytope)
-                            .with_limit(limit)
-                            .with_primitive_mask(mask);
-                        answer(scene, root, accelerated, i, |i| {
-                            format!("{:?}", i.intersections())
-                        })
+            Query::Polytope(planes) => {
+                let query = |mask, records| {
+                    let polytope = Polytope::new(planes.iter().copied()).expect("a valid polytope");
+                    PolytopeIntersector::new(polytope)
+                        .with_limit(limit)
+                        .with_primitive_mask(mask)
+                        .with_records(records)
+                };
+                let summaries =
+                    |i: &PolytopeIntersector| format!("{:?}", i.summaries().collect::<Vec<_>>());
+                (masks.iter())
+                    .flat_map(|&mask| {
+                        [
+                            [true, false].map(|accelerated| {
+                                answer(
+                                    scene,
+                                    root,
+                                    accelerated,
+                                    query(mask, HitRecords::Full),
+                                    |i| format!("{:?}", i.intersections()),
+                                )
+                            }),
+                            // The full records read as summaries, and summaries alone.
+                            [HitRecords::Full, HitRecords::Summaries].map(|records| {
+                                answer(scene, root, true, query(mask, records), summaries)
+                            }),
+                        ]
                     })
-                })
-                .to_vec(),
-            Query::Sphere(c, r) => masks
-                .map(|mask| {
-                    [true, false].map(|accelerated| {
-                        let i = SphereIntersector::new(*c, *r)
-                            .expect("a valid sphere")
-                            .with_limit(limit)
-                            .with_primitive_mask(mask);
-                        answer(scene, root, accelerated, i, |i| {
-                            format!("{:?}", i.intersections())
-                        })
+                    .collect()
+            }
+            Query::Sphere(c, r) => {
+                let query = |mask, records| {
+                    SphereIntersector::new(*c, *r)
+                        .expect("a valid sphere")
+                        .with_limit(limit)
+                        .with_primitive_mask(mask)
+                        .with_records(records)
+                };
+                let summaries =
+                    |i: &SphereIntersector| format!("{:?}", i.summaries().collect::<Vec<_>>());
+                (masks.iter())
+                    .flat_map(|&mask| {
+                        [
+                            [true, false].map(|accelerated| {
+                                answer(
+                                    scene,
+                                    root,
+                                    accelerated,
+                                    query(mask, HitRecords::Full),
+                                    |i| format!("{:?}", i.intersections()),
+                                )
+                            }),
+                            [HitRecords::Full, HitRecords::Summaries].map(|records| {
+                                answer(scene, root, true, query(mask, records), summaries)
+                            }),
+                        ]
                     })
-                })
-                .to_vec(),
+                    .collect()
+            }
         } {
             let [accelerated, plain] = accelerated_and_plain;
             assert_eq!(
