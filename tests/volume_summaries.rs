@@ -35,32 +35,81 @@ fn owned(s: VolumeHitSummary<'_>) -> Owned {
     }
 }
 
-/// The full records' fields, read from the records themselves (not through
-/// `summaries`).
-fn from_polytope_hits(hits: &[PolytopeHit]) -> Vec<Owned> {
-    (hits.iter())
-        .map(|h| Owned {
-            distance: h.distance,
-            node_path: h.node_path.clone(),
-            drawable: h.drawable,
-            primitive_index: h.primitive_index,
-            primitive_kind: h.primitive_kind,
-            world_point: h.world_point,
-        })
-        .collect()
+/// What the comparison reads of a polytope or sphere intersector.
+trait Answers: Intersector {
+    /// The full records' fields, read from the records themselves (not through
+    /// `summaries`).
+    fn records_read(&self) -> Vec<Owned>;
+    /// The answers through `summaries`.
+    fn summarized(&self) -> Vec<Owned>;
 }
 
-fn from_sphere_hits(hits: &[SphereHit]) -> Vec<Owned> {
-    (hits.iter())
-        .map(|h| Owned {
-            distance: h.distance,
-            node_path: h.node_path.clone(),
-            drawable: h.drawable,
-            primitive_index: h.primitive_index,
-            primitive_kind: h.primitive_kind,
-            world_point: h.world_point,
-        })
-        .collect()
+impl Answers for PolytopeIntersector {
+    fn records_read(&self) -> Vec<Owned> {
+        (self.intersections().iter())
+            .map(|h| Owned {
+                distance: h.distance,
+                node_path: h.node_path.clone(),
+                drawable: h.drawable,
+                primitive_index: h.primitive_index,
+                primitive_kind: h.primitive_kind,
+                world_point: h.world_point,
+            })
+            .collect()
+    }
+
+    fn summarized(&self) -> Vec<Owned> {
+        assert_eq!(self.summaries().len(), self.summaries().count());
+        self.summaries().map(owned).collect()
+    }
+}
+
+impl Answers for SphereIntersector {
+    fn records_read(&self) -> Vec<Owned> {
+        (self.intersections().iter())
+            .map(|h| Owned {
+                distance: h.distance,
+                node_path: h.node_path.clone(),
+                drawable: h.drawable,
+                primitive_index: h.primitive_index,
+                primitive_kind: h.primitive_kind,
+                world_point: h.world_point,
+            })
+            .collect()
+    }
+
+    fn summarized(&self) -> Vec<Owned> {
+        assert_eq!(self.summaries().len(), self.summaries().count());
+        self.summaries().map(owned).collect()
+    }
+}
+
+/// Answers query `q` (made by `make`, full records or summaries) with `v`: full
+/// records, read directly and as summaries; summaries alone; and `moved`, once
+/// `move_to` has made it this query. All three must be the same; returns the hits.
+fn compare<I: Answers>(
+    (scene, root, v): (&SceneGraph, NodeId, &mut IntersectionVisitor),
+    q: usize,
+    make: impl Fn(HitRecords) -> I,
+    moved: &mut I,
+    move_to: impl FnOnce(&mut I),
+) -> usize {
+    let mut full = make(HitRecords::Full);
+    v.apply(scene, root, &mut full).unwrap();
+    let expected = full.records_read();
+    assert_eq!(
+        full.summarized(),
+        expected,
+        "query {q}: summaries of full records"
+    );
+    let mut summarized = make(HitRecords::Summaries);
+    v.apply(scene, root, &mut summarized).unwrap();
+    assert!(summarized.records_read().is_empty());
+    assert_eq!(summarized.summarized(), expected, "query {q}: summaries");
+    move_to(moved);
+    v.apply(scene, root, moved).unwrap();
+    assert_eq!(moved.summarized(), expected, "query {q}: moved intersector");
+    expected.len()
 }
 
 /// The scenes compared: the project's city, and littlest_tokyo when `../shared` is
@@ -147,33 +196,19 @@ fn polytope_summaries_are_the_full_records_hits() {
             for accelerated in [true, false] {
                 let mut v = IntersectionVisitor::new();
                 v.set_use_acceleration(accelerated);
-                let make = || {
-                    PolytopeIntersector::new(polytope.clone())
+                let make = |records| {
+                    (PolytopeIntersector::new(polytope.clone()))
                         .with_limit(limit)
                         .with_primitive_mask(mask)
+                        .with_records(records)
                 };
-                let mut full = make();
-                v.apply(&scene, root, &mut full).unwrap();
-                let expected = from_polytope_hits(full.intersections());
-                let read: Vec<Owned> = full.summaries().map(owned).collect();
-                assert_eq!(read, expected, "query {q}: summaries of full records");
-                let mut summarized = make().with_records(HitRecords::Summaries);
-                v.apply(&scene, root, &mut summarized).unwrap();
-                assert!(summarized.intersections().is_empty());
-                assert_eq!(summarized.summaries().len(), expected.len());
-                let got: Vec<Owned> = summarized.summaries().map(owned).collect();
-                assert_eq!(
-                    got, expected,
-                    "query {q} ({limit:?}, accelerated {accelerated})"
-                );
-                moved.set_polytope(polytope.clone());
-                moved.set_limit(limit);
-                moved.set_primitive_mask(mask);
-                v.apply(&scene, root, &mut moved).unwrap();
-                let again: Vec<Owned> = moved.summaries().map(owned).collect();
-                assert_eq!(again, expected, "query {q}: moved intersector");
+                let move_to = |i: &mut PolytopeIntersector| {
+                    i.set_polytope(polytope.clone());
+                    i.set_limit(limit);
+                    i.set_primitive_mask(mask);
+                };
+                hits += compare((&scene, root, &mut v), q, make, &mut moved, move_to);
                 compared += 1;
-                hits += expected.len();
             }
         }
         assert_eq!(compared, 160);
@@ -197,33 +232,19 @@ fn sphere_summaries_are_the_full_records_hits() {
             for accelerated in [true, false] {
                 let mut v = IntersectionVisitor::new();
                 v.set_use_acceleration(accelerated);
-                let make = || {
+                let make = |records| {
                     (SphereIntersector::new(center, radius).unwrap())
                         .with_limit(limit)
                         .with_primitive_mask(mask)
+                        .with_records(records)
                 };
-                let mut full = make();
-                v.apply(&scene, root, &mut full).unwrap();
-                let expected = from_sphere_hits(full.intersections());
-                let read: Vec<Owned> = full.summaries().map(owned).collect();
-                assert_eq!(read, expected, "query {q}: summaries of full records");
-                let mut summarized = make().with_records(HitRecords::Summaries);
-                v.apply(&scene, root, &mut summarized).unwrap();
-                assert!(summarized.intersections().is_empty());
-                assert_eq!(summarized.summaries().len(), expected.len());
-                let got: Vec<Owned> = summarized.summaries().map(owned).collect();
-                assert_eq!(
-                    got, expected,
-                    "query {q} ({limit:?}, accelerated {accelerated})"
-                );
-                moved.set_sphere(center, radius).unwrap();
-                moved.set_limit(limit);
-                moved.set_primitive_mask(mask);
-                v.apply(&scene, root, &mut moved).unwrap();
-                let again: Vec<Owned> = moved.summaries().map(owned).collect();
-                assert_eq!(again, expected, "query {q}: moved intersector");
+                let move_to = |i: &mut SphereIntersector| {
+                    i.set_sphere(center, radius).unwrap();
+                    i.set_limit(limit);
+                    i.set_primitive_mask(mask);
+                };
+                hits += compare((&scene, root, &mut v), q, make, &mut moved, move_to);
                 compared += 1;
-                hits += expected.len();
             }
         }
         assert_eq!(compared, 160);

@@ -91,6 +91,28 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
         PrimitiveMask::TRIANGLES,
         PrimitiveMask::POINTS | PrimitiveMask::LINES,
     ];
+    // For a polytope or a ball, per mask: the full records accelerated and plain, and
+    // the full records read as summaries against summaries alone.
+    fn per_mask<I: Intersector>(
+        (scene, root): (&SceneGraph, NodeId),
+        masks: &[PrimitiveMask],
+        query: impl Fn(PrimitiveMask, HitRecords) -> I,
+        records: impl Fn(&I) -> String,
+        summaries: impl Fn(&I) -> String,
+    ) -> Vec<[String; 2]> {
+        (masks.iter())
+            .flat_map(|&mask| {
+                [
+                    [true, false].map(|accelerated| {
+                        let i = query(mask, HitRecords::Full);
+                        answer(scene, root, accelerated, i, &records)
+                    }),
+                    [HitRecords::Full, HitRecords::Summaries]
+                        .map(|r| answer(scene, root, true, query(mask, r), &summaries)),
+                ]
+            })
+            .collect()
+    }
     for limit in [
         IntersectionLimit::None,
         IntersectionLimit::Nearest,
@@ -117,65 +139,32 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
                         .map(|records| answer(scene, root, true, picker(records), summaries)),
                 ]
             }
-            Query::Polytope(planes) => {
-                let query = |mask, records| {
+            Query::Polytope(planes) => per_mask(
+                (scene, root),
+                &masks,
+                |mask, records| {
                     let polytope = Polytope::new(planes.iter().copied()).expect("a valid polytope");
                     PolytopeIntersector::new(polytope)
                         .with_limit(limit)
                         .with_primitive_mask(mask)
                         .with_records(records)
-                };
-                let summaries =
-                    |i: &PolytopeIntersector| format!("{:?}", i.summaries().collect::<Vec<_>>());
-                (masks.iter())
-                    .flat_map(|&mask| {
-                        [
-                            [true, false].map(|accelerated| {
-                                answer(
-                                    scene,
-                                    root,
-                                    accelerated,
-                                    query(mask, HitRecords::Full),
-                                    |i| format!("{:?}", i.intersections()),
-                                )
-                            }),
-                            // The full records read as summaries, and summaries alone.
-                            [HitRecords::Full, HitRecords::Summaries].map(|records| {
-                                answer(scene, root, true, query(mask, records), summaries)
-                            }),
-                        ]
-                    })
-                    .collect()
-            }
-            Query::Sphere(c, r) => {
-                let query = |mask, records| {
+                },
+                |i| format!("{:?}", i.intersections()),
+                |i| format!("{:?}", i.summaries().collect::<Vec<_>>()),
+            ),
+            Query::Sphere(c, r) => per_mask(
+                (scene, root),
+                &masks,
+                |mask, records| {
                     SphereIntersector::new(*c, *r)
                         .expect("a valid sphere")
                         .with_limit(limit)
                         .with_primitive_mask(mask)
                         .with_records(records)
-                };
-                let summaries =
-                    |i: &SphereIntersector| format!("{:?}", i.summaries().collect::<Vec<_>>());
-                (masks.iter())
-                    .flat_map(|&mask| {
-                        [
-                            [true, false].map(|accelerated| {
-                                answer(
-                                    scene,
-                                    root,
-                                    accelerated,
-                                    query(mask, HitRecords::Full),
-                                    |i| format!("{:?}", i.intersections()),
-                                )
-                            }),
-                            [HitRecords::Full, HitRecords::Summaries].map(|records| {
-                                answer(scene, root, true, query(mask, records), summaries)
-                            }),
-                        ]
-                    })
-                    .collect()
-            }
+                },
+                |i| format!("{:?}", i.intersections()),
+                |i| format!("{:?}", i.summaries().collect::<Vec<_>>()),
+            ),
         } {
             let [accelerated, plain] = accelerated_and_plain;
             assert_eq!(
