@@ -44,45 +44,33 @@ trait Answers: Intersector {
     fn summarized(&self) -> Vec<Owned>;
 }
 
-impl Answers for PolytopeIntersector {
-    fn records_read(&self) -> Vec<Owned> {
-        (self.intersections().iter())
-            .map(|h| Owned {
-                distance: h.distance,
-                node_path: h.node_path.clone(),
-                drawable: h.drawable,
-                primitive_index: h.primitive_index,
-                primitive_kind: h.primitive_kind,
-                world_point: h.world_point,
-            })
-            .collect()
-    }
+/// The same reading for both intersectors, whose hits have the same field names.
+macro_rules! answers {
+    ($intersector:ty) => {
+        impl Answers for $intersector {
+            fn records_read(&self) -> Vec<Owned> {
+                (self.intersections().iter())
+                    .map(|h| Owned {
+                        distance: h.distance,
+                        node_path: h.node_path.clone(),
+                        drawable: h.drawable,
+                        primitive_index: h.primitive_index,
+                        primitive_kind: h.primitive_kind,
+                        world_point: h.world_point,
+                    })
+                    .collect()
+            }
 
-    fn summarized(&self) -> Vec<Owned> {
-        assert_eq!(self.summaries().len(), self.summaries().count());
-        self.summaries().map(owned).collect()
-    }
+            fn summarized(&self) -> Vec<Owned> {
+                assert_eq!(self.summaries().len(), self.summaries().count());
+                self.summaries().map(owned).collect()
+            }
+        }
+    };
 }
 
-impl Answers for SphereIntersector {
-    fn records_read(&self) -> Vec<Owned> {
-        (self.intersections().iter())
-            .map(|h| Owned {
-                distance: h.distance,
-                node_path: h.node_path.clone(),
-                drawable: h.drawable,
-                primitive_index: h.primitive_index,
-                primitive_kind: h.primitive_kind,
-                world_point: h.world_point,
-            })
-            .collect()
-    }
-
-    fn summarized(&self) -> Vec<Owned> {
-        assert_eq!(self.summaries().len(), self.summaries().count());
-        self.summaries().map(owned).collect()
-    }
-}
+answers!(PolytopeIntersector);
+answers!(SphereIntersector);
 
 /// Answers query `q` (made by `make`, full records or summaries) with `v`: full
 /// records, read directly and as summaries; summaries alone; and `moved`, once
