@@ -1,5 +1,5 @@
-//! The axis-aligned bounds of an oriented box, and the recognition of a box among a
-//! polytope's planes.
+//! The planes and axis-aligned bounds of an oriented box, and the recognition of a box
+//! among a polytope's planes.
 //!
 //! A polytope with known bounds lets a query reject the scene's far boxes with six
 //! comparisons, and, when the bounds hug it, skip the plane tests of the boxes they
@@ -10,7 +10,9 @@
 //! instructions on littlest_tokyo and the generated city. [`box_of_planes`] finds the
 //! box in such planes.
 
-use glam::{DVec3, DVec4};
+use glam::{DMat3, DQuat, DVec3, DVec4};
+
+use super::QueryError;
 
 /// How many times a box's volume its axis-aligned bounds may have and still count as
 /// hugging it: a 2:1 vehicle box turned 45° about the vertical has 2.25 (boxes of every
@@ -68,6 +70,58 @@ pub(super) struct BoxBounds {
     pub max: DVec3,
     /// At most [`TIGHT_BOUNDS_SLACK`] times the box's volume.
     pub tight: bool,
+}
+
+/// The planes of the box of half extents `half_extents` around `center`, turned by
+/// `rotation` (the first six of the eight), its axes and its bounds; an error when the
+/// numbers make no box. (Always inlined: the planes are written where the caller keeps
+/// them.)
+#[inline(always)]
+pub(super) fn oriented_box_planes(
+    center: DVec3,
+    half_extents: DVec3,
+    rotation: DQuat,
+) -> Result<([DVec4; 8], [DVec3; 3], BoxBounds), QueryError> {
+    if !center.is_finite() || !rotation.is_finite() {
+        return Err(QueryError::NonFinite("box centre or rotation"));
+    }
+    if !half_extents.is_finite() || half_extents.min_element() < 0.0 {
+        return Err(QueryError::BadBox);
+    }
+    if rotation.length_squared() == 0.0 {
+        return Err(QueryError::NonFinite("box rotation (zero quaternion)"));
+    }
+    // A quaternion whose length over- or underflows normalizes to nothing useful
+    // (zero or NaN), and its matrix would not be a rotation: the first plane's
+    // normal is unusable. A unit quaternion's matrix has unit columns.
+    let rotation = rotation.normalize();
+    let length_squared = rotation.length_squared();
+    if length_squared.is_nan() || length_squared <= 0.5 {
+        return Err(QueryError::ZeroNormal(0));
+    }
+    // The rotated axes are the columns of the rotation's matrix: one formula for
+    // all three (rotating each axis by the quaternion costs three times as much).
+    let turn = DMat3::from_quat(rotation);
+    let axes = [turn.x_axis, turn.y_axis, turn.z_axis];
+    // Room for eight, as a polytope keeps inline.
+    let mut room = [DVec4::ZERO; 8];
+    // Unit normals (checked above): only the offsets can fail, by overflowing for
+    // centres near the largest finite numbers.
+    let mut offsets_finite = true;
+    for (k, (axis, half)) in axes.iter().zip(half_extents.to_array()).enumerate() {
+        let along = axis.dot(center);
+        // Inside the low face:  axis·p - (axis·c - half) >= 0.
+        let low = -(along - half);
+        // Inside the high face: -axis·p + (axis·c + half) >= 0.
+        let high = along + half;
+        offsets_finite &= low.is_finite() & high.is_finite();
+        room[2 * k] = axis.extend(low);
+        room[2 * k + 1] = (-*axis).extend(high);
+    }
+    if !offsets_finite {
+        return Err(QueryError::NonFinite("box plane (centre too far out)"));
+    }
+    Ok((room, axes, oriented_box_bounds(center, axes, half_extents)))
 }
 
 /// The bounds of the box of half extents `half` along the orthonormal `axes` around

@@ -1,9 +1,9 @@
 //! [`Polytope`]: a convex region bounded by planes, and the usual ways to build one.
 
-use glam::{DMat3, DMat4, DQuat, DVec3, DVec4};
+use glam::{DMat4, DQuat, DVec3, DVec4};
 use smallvec::SmallVec;
 
-use super::box_planes::{box_of_planes, oriented_box_bounds, BoxBounds, OrientedBox};
+use super::box_planes::{box_of_planes, oriented_box_planes, OrientedBox};
 use super::QueryError;
 use crate::visitor::ClipDepth;
 
@@ -104,7 +104,7 @@ impl Polytope {
         half_extents: DVec3,
         rotation: DQuat,
     ) -> Result<Self, QueryError> {
-        let (room, axes, bounds) = box_planes(center, half_extents, rotation)?;
+        let (room, axes, bounds) = oriented_box_planes(center, half_extents, rotation)?;
         Ok(Polytope {
             // Written in place: a box always has six planes, within the inline room.
             planes: SmallVec::from_buf_and_len(room, 6),
@@ -140,7 +140,7 @@ impl Polytope {
         half_extents: DVec3,
         rotation: DQuat,
     ) -> Result<(), QueryError> {
-        let (room, axes, bounds) = box_planes(center, half_extents, rotation)?;
+        let (room, axes, bounds) = oriented_box_planes(center, half_extents, rotation)?;
         self.planes.clear();
         self.planes.extend_from_slice(&room[..6]);
         self.bounds = Some((bounds.min, bounds.max));
@@ -226,58 +226,6 @@ impl Polytope {
             unit_normals: false,
         }
     }
-}
-
-/// The planes of the box of half extents `half_extents` around `center`, turned by
-/// `rotation` (the first six of the eight), its axes and its bounds; an error when the
-/// numbers make no box. (Always inlined: the planes are written where the caller keeps
-/// them.)
-#[inline(always)]
-fn box_planes(
-    center: DVec3,
-    half_extents: DVec3,
-    rotation: DQuat,
-) -> Result<([DVec4; 8], [DVec3; 3], BoxBounds), QueryError> {
-    if !center.is_finite() || !rotation.is_finite() {
-        return Err(QueryError::NonFinite("box centre or rotation"));
-    }
-    if !half_extents.is_finite() || half_extents.min_element() < 0.0 {
-        return Err(QueryError::BadBox);
-    }
-    if rotation.length_squared() == 0.0 {
-        return Err(QueryError::NonFinite("box rotation (zero quaternion)"));
-    }
-    // A quaternion whose length over- or underflows normalizes to nothing useful
-    // (zero or NaN), and its matrix would not be a rotation: the first plane's
-    // normal is unusable. A unit quaternion's matrix has unit columns.
-    let rotation = rotation.normalize();
-    let length_squared = rotation.length_squared();
-    if length_squared.is_nan() || length_squared <= 0.5 {
-        return Err(QueryError::ZeroNormal(0));
-    }
-    // The rotated axes are the columns of the rotation's matrix: one formula for
-    // all three (rotating each axis by the quaternion costs three times as much).
-    let turn = DMat3::from_quat(rotation);
-    let axes = [turn.x_axis, turn.y_axis, turn.z_axis];
-    // Room for eight, as a polytope keeps inline.
-    let mut room = [DVec4::ZERO; 8];
-    // Unit normals (checked above): only the offsets can fail, by overflowing for
-    // centres near the largest finite numbers.
-    let mut offsets_finite = true;
-    for (k, (axis, half)) in axes.iter().zip(half_extents.to_array()).enumerate() {
-        let along = axis.dot(center);
-        // Inside the low face:  axis·p - (axis·c - half) >= 0.
-        let low = -(along - half);
-        // Inside the high face: -axis·p + (axis·c + half) >= 0.
-        let high = along + half;
-        offsets_finite &= low.is_finite() & high.is_finite();
-        room[2 * k] = axis.extend(low);
-        room[2 * k + 1] = (-*axis).extend(high);
-    }
-    if !offsets_finite {
-        return Err(QueryError::NonFinite("box plane (centre too far out)"));
-    }
-    Ok((room, axes, oriented_box_bounds(center, axes, half_extents)))
 }
 
 #[cfg(test)]
