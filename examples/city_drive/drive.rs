@@ -86,18 +86,24 @@ impl Drive {
     /// Moves the vehicle to `pose` and finds what its box touches.
     pub fn step(&mut self, scene: &mut SceneGraph, pose: &Pose) -> Result<Frame, String> {
         let world = self.vehicle.place(scene, pose)?;
-        let polytope = self
-            .vehicle
-            .polytope(&world, self.inflate)
-            .map_err(|e| format!("vehicle box: {e}"))?;
+        let (center, half, rotation) = self.vehicle.oriented_box(&world, self.inflate);
+        let bad_box = |e: QueryError| format!("vehicle box: {e}");
         let query = match &mut self.query {
             Some(query) => {
-                query.set_polytope(polytope);
+                // Written in place, frame after frame.
+                query
+                    .set_oriented_box(center, half, rotation)
+                    .map_err(bad_box)?;
                 query
             }
-            None => self.query.insert(
-                PolytopeIntersector::new(polytope).with_primitive_mask(PrimitiveMask::TRIANGLES),
-            ),
+            None => {
+                let polytope =
+                    Polytope::from_oriented_box(center, half, rotation).map_err(bad_box)?;
+                self.query.insert(
+                    PolytopeIntersector::new(polytope)
+                        .with_primitive_mask(PrimitiveMask::TRIANGLES),
+                )
+            }
         };
         let started = Instant::now();
         self.visitor

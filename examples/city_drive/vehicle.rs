@@ -1,7 +1,7 @@
 //! The vehicle: a Transform node of the scene, its own bounding box, and how a pose on
 //! the ground becomes its matrix and its collision polytope.
 
-use glam::{DMat4, DVec3, Vec3};
+use glam::{DMat4, DQuat, DVec3, Vec3};
 use scene_intersect::bounding::BoundingBox;
 use scene_intersect::prelude::*;
 
@@ -101,13 +101,14 @@ impl Vehicle {
         Ok(world)
     }
 
-    /// The vehicle's oriented box under `world`, grown by `inflate` metres on every side:
-    /// planes left, right, bottom, top, back, front (the front plane last, the reference
-    /// plane of hit distances).
-    pub fn polytope(&self, world: &DMat4, inflate: f64) -> Result<Polytope, QueryError> {
+    /// The vehicle's oriented box under `world`, grown by `inflate` metres on every side,
+    /// as `(centre, half extents, rotation)` for [`Polytope::from_oriented_box`] and
+    /// [`PolytopeIntersector::set_oriented_box`] (planes left, right, bottom, top, back,
+    /// front: the front plane last, the reference plane of hit distances).
+    pub fn oriented_box(&self, world: &DMat4, inflate: f64) -> (DVec3, DVec3, DQuat) {
         let (scale, rotation, _) = world.to_scale_rotation_translation();
         let half = (self.local_box.max - self.local_box.min) * 0.5 * scale.abs();
-        Polytope::from_oriented_box(
+        (
             world.transform_point3(self.local_box.center()),
             half + DVec3::splat(inflate),
             rotation,
