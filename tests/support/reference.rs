@@ -17,7 +17,7 @@
 //! found every `Hit` and no `Miss`.
 //!
 //! Every code path that answers queries is listed in [`CODE_PATHS`] (plain, accelerated,
-//! both batch APIs), each taking the visitor's settings: a new one added there is held
+//! both batch APIs, summaries), each taking the visitor's settings: a new one added there is held
 //! to every property.
 #![allow(dead_code)]
 
@@ -27,8 +27,8 @@ use glam::{DMat4, DVec3, DVec4, Vec3};
 use scene_intersect::drawable::{Geometry, PrimitiveFunctor};
 use scene_intersect::graph::{DrawableId, NodeId, NodeKind, SceneGraph};
 use scene_intersect::intersectors::{
-    AnyIntersector, LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveKind,
-    QueryError, SphereIntersector,
+    AnyIntersector, HitRecords, LineSegmentIntersector, Polytope, PolytopeIntersector,
+    PrimitiveKind, QueryError, SphereIntersector,
 };
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, LodSelection};
 
@@ -64,12 +64,14 @@ pub type QueryFn =
     fn(&SceneGraph, NodeId, &Query, IntersectionLimit, &Traversal) -> Result<Vec<Hit>, QueryError>;
 
 /// Every code path the properties check: the plain traversal, the accelerated one
-/// (scene index + primitive BVHs) and the two parallel batch APIs.
+/// (scene index + primitive BVHs), the two parallel batch APIs, and the accelerated
+/// one answering with summaries.
 pub const CODE_PATHS: &[(&str, QueryFn)] = &[
     ("plain visitor", run_plain),
     ("accelerated visitor", run_accelerated),
     ("parallel batch", run_batch),
     ("mapped batch", run_mapped),
+    ("summaries", run_summarized),
 ];
 
 /// Answers `query` with a new plain [`IntersectionVisitor`] (no acceleration).
@@ -123,6 +125,95 @@ fn run_alone(
     mut visitor: IntersectionVisitor,
 ) -> Result<Vec<Hit>, QueryError> {
     answer(query, limit, |i| visitor.apply(scene, root, i))
+}
+
+/// Answers `query` with the accelerated [`IntersectionVisitor`] twice, with full
+/// records and with summaries only ([`HitRecords::Summaries`]): the summaries must be
+/// the full records' hits (key, order, world point, in order); the full records'
+/// hits are returned.
+pub fn run_summarized(
+    scene: &SceneGraph,
+    root: NodeId,
+    query: &Query,
+    limit: IntersectionLimit,
+    traversal: &Traversal,
+) -> Result<Vec<Hit>, QueryError> {
+    let mut visitor = traversal.visitor(true);
+    answer(query, limit, |i| {
+        visitor.apply(scene, root, i)?;
+        let mut summarized = i.clone();
+        match &mut summarized {
+            AnyIntersector::LineSegment(s) => s.set_records(HitRecords::Summaries),
+            AnyIntersector::Polytope(s) => s.set_records(HitRecords::Summaries),
+            AnyIntersector::Sphere(s) => s.set_records(HitRecords::Summaries),
+        }
+        visitor.apply(scene, root, &mut summarized)?;
+        let without_polygons = hits_of(i).into_iter().map(|h| Hit {
+            polygon: Vec::new(),
+            ..h
+        });
+        assert_eq!(
+            summaries_of(&summarized),
+            without_polygons.collect::<Vec<_>>(),
+            "summaries and full records disagree"
+        );
+        Ok(())
+    })
+}
+
+/// The summaries of an intersector answered with [`HitRecords::Summaries`], as hits
+/// without polygons.
+fn summaries_of(i: &AnyIntersector) -> Vec<Hit> {
+    let hit = |path: &[NodeId], drawable, primitive, order, point| Hit {
+        key: (path.to_vec(), drawable, primitive),
+        order,
+        point,
+        polygon: Vec::new(),
+    };
+    match i {
+        AnyIntersector::LineSegment(i) => {
+            assert!(i.intersections().is_empty(), "no full records");
+            (i.summaries())
+                .map(|h| {
+                    hit(
+                        h.node_path,
+                        h.drawable,
+                        h.primitive_index,
+                        h.ratio,
+                        h.world_point,
+                    )
+                })
+                .collect()
+        }
+        AnyIntersector::Polytope(i) => {
+            assert!(i.intersections().is_empty(), "no full records");
+            (i.summaries())
+                .map(|h| {
+                    hit(
+                        h.node_path,
+                        h.drawable,
+                        h.primitive_index,
+                        h.distance,
+                        h.world_point,
+                    )
+                })
+                .collect()
+        }
+        AnyIntersector::Sphere(i) => {
+            assert!(i.intersections().is_empty(), "no full records");
+            (i.summaries())
+                .map(|h| {
+                    hit(
+                        h.node_path,
+                        h.drawable,
+                        h.primitive_index,
+                        h.distance,
+                        h.world_point,
+                    )
+                })
+                .collect()
+        }
+    }
 }
 
 /// Answers `query` through [`IntersectionVisitor::apply_batch`], as one of several
