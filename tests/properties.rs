@@ -2,7 +2,7 @@
 //! brute-force reference of `support/reference.rs`.
 //!
 //! Every property runs each code path of [`reference::CODE_PATHS`] (the plain and the
-//! accelerated visitor, both batch APIs).
+//! accelerated visitor, both batch APIs, and summaries checked against full records).
 //!
 //! Scenes are small: up to four geometries on an integer grid in every primitive mode,
 //! under a random tree of transforms (translations, rotations, non-uniform scales, some
