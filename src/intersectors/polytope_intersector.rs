@@ -166,8 +166,9 @@ impl PolytopeIntersector {
     /// Replaces the polytope (given in the same frame), keeping everything else: the
     /// limit, the primitive mask, a reference plane [set](Self::set_reference_plane) and
     /// the room made for hits. A query repeated every frame (a vehicle's bounding box)
-    /// reuses one intersector instead of making a new one; the last traversal's hits
-    /// are dropped.
+    /// reuses one intersector instead of making a new one (for a box,
+    /// [`set_oriented_box`](Self::set_oriented_box) writes it in place); the last
+    /// traversal's hits are dropped.
     ///
     /// ```
     /// use scene_intersect::intersectors::{Polytope, PolytopeIntersector};
@@ -281,7 +282,8 @@ impl PolytopeIntersector {
 
     /// Chooses what the next traversals make of their hits: full records (the default)
     /// or only [summaries](Self::summaries), which skip the clipped polygons, matrices
-    /// and node-path copies of the records. The last traversal's hits are dropped.
+    /// and node-path copies of the records (on littlest_tokyo, ~9 % of a vehicle box
+    /// query's instructions). The last traversal's hits are dropped.
     ///
     /// ```
     /// use glam::{DQuat, DVec3, Vec3};
