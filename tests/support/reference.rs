@@ -17,8 +17,8 @@
 //! found every `Hit` and no `Miss`.
 //!
 //! Every code path that answers queries is listed in [`CODE_PATHS`] (plain, accelerated,
-//! both batch APIs, summaries), each taking the visitor's settings: a new one added there is held
-//! to every property.
+//! both batch APIs, summaries), each taking the visitor's settings: a new one added
+//! there is held to every property.
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, HashMap};
