@@ -28,7 +28,7 @@ use scene_intersect::drawable::{Geometry, PrimitiveFunctor};
 use scene_intersect::graph::{DrawableId, NodeId, NodeKind, SceneGraph};
 use scene_intersect::intersectors::{
     AnyIntersector, HitRecords, LineSegmentIntersector, Polytope, PolytopeIntersector,
-    PrimitiveKind, QueryError, SphereIntersector,
+    PrimitiveKind, QueryError, SphereIntersector, VolumeHitSummaries,
 };
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, LodSelection};
 
@@ -164,55 +164,42 @@ pub fn run_summarized(
 /// The summaries of an intersector answered with [`HitRecords::Summaries`], as hits
 /// without polygons.
 fn summaries_of(i: &AnyIntersector) -> Vec<Hit> {
-    let hit = |path: &[NodeId], drawable, primitive, order, point| Hit {
-        key: (path.to_vec(), drawable, primitive),
-        order,
-        point,
-        polygon: Vec::new(),
-    };
+    fn hit(path: &[NodeId], drawable: DrawableId, primitive: u32, order: f64, point: DVec3) -> Hit {
+        Hit {
+            key: (path.to_vec(), drawable, primitive),
+            order,
+            point,
+            polygon: Vec::new(),
+        }
+    }
+    fn volume(summaries: VolumeHitSummaries<'_>) -> Vec<Hit> {
+        (summaries)
+            .map(|h| {
+                hit(
+                    h.node_path,
+                    h.drawable,
+                    h.primitive_index,
+                    h.distance,
+                    h.world_point,
+                )
+            })
+            .collect()
+    }
+    assert!(hits_of(i).is_empty(), "no full records");
     match i {
-        AnyIntersector::LineSegment(i) => {
-            assert!(i.intersections().is_empty(), "no full records");
-            (i.summaries())
-                .map(|h| {
-                    hit(
-                        h.node_path,
-                        h.drawable,
-                        h.primitive_index,
-                        h.ratio,
-                        h.world_point,
-                    )
-                })
-                .collect()
-        }
-        AnyIntersector::Polytope(i) => {
-            assert!(i.intersections().is_empty(), "no full records");
-            (i.summaries())
-                .map(|h| {
-                    hit(
-                        h.node_path,
-                        h.drawable,
-                        h.primitive_index,
-                        h.distance,
-                        h.world_point,
-                    )
-                })
-                .collect()
-        }
-        AnyIntersector::Sphere(i) => {
-            assert!(i.intersections().is_empty(), "no full records");
-            (i.summaries())
-                .map(|h| {
-                    hit(
-                        h.node_path,
-                        h.drawable,
-                        h.primitive_index,
-                        h.distance,
-                        h.world_point,
-                    )
-                })
-                .collect()
-        }
+        AnyIntersector::LineSegment(i) => (i.summaries())
+            .map(|h| {
+                hit(
+                    h.node_path,
+                    h.drawable,
+                    h.primitive_index,
+                    h.ratio,
+                    h.world_point,
+                )
+            })
+            .collect(),
+        AnyIntersector::Polytope(i) => volume(i.summaries()),
+        AnyIntersector::Sphere(i) => volume(i.summaries()),
     }
 }
 
