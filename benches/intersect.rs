@@ -422,14 +422,14 @@ fn ours_boxes(b: &Bench, v: &mut IntersectionVisitor, n: usize, records: HitReco
     hits
 }
 
-/// The boxes given as planes (as `examples/query.rs` reads them): `Polytope::new` finds
-/// the box in them.
+/// The boxes given as planes (as a query file gives them), written in place by
+/// `set_planes`, which finds the box in them as `Polytope::new` does.
 fn ours_box_planes(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
     let mut hits = 0;
     let mut i = PolytopeIntersector::new(Polytope::new(b.box_planes[0].iter().copied()).unwrap())
         .with_primitive_mask(PrimitiveMask::TRIANGLES);
     for planes in &b.box_planes[..n] {
-        i.set_polytope(Polytope::new(planes.iter().copied()).unwrap());
+        i.set_planes(planes).unwrap();
         v.apply(&b.scene, b.root, &mut i).unwrap();
         hits += i.intersections().len();
     }

@@ -10,7 +10,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use glam::{DQuat, DVec3};
+use glam::{DQuat, DVec3, DVec4};
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
     HitRecords, LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveMask,
@@ -177,6 +177,19 @@ fn moved_intersectors_allocate_nothing_for_queries_they_have_answered() {
             |i| i.summaries().len(),
         );
         assert!(hits >= boxes.len(), "boxes, {records:?}: {hits} hits");
+        // The same boxes given as planes (as a query file gives them), written in place.
+        let planes: Vec<[DVec4; 6]> = (boxes.iter())
+            .map(|&b| <[DVec4; 6]>::try_from(car(b).planes()).unwrap())
+            .collect();
+        let as_planes = assert_second_pass_allocates_nothing(
+            &scene,
+            root,
+            &mut vehicle,
+            &planes,
+            |i, p| i.set_planes(&p).unwrap(),
+            |i| i.summaries().len(),
+        );
+        assert_eq!(as_planes, hits, "boxes as planes, {records:?}");
     }
 
     // Balls of 1 to 8 m, which reach the buildings (whole items) as well as the ground.

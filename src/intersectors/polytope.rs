@@ -55,28 +55,7 @@ impl Polytope {
     /// zero normal. Planes need not be normalized.
     pub fn new(planes: impl IntoIterator<Item = DVec4>) -> Result<Self, QueryError> {
         let planes: SmallVec<[DVec4; 8]> = planes.into_iter().collect();
-        if planes.is_empty() {
-            return Err(QueryError::NoPlanes);
-        }
-        if planes.len() > MAX_PLANES {
-            return Err(QueryError::TooManyPlanes(planes.len()));
-        }
-        for (i, p) in planes.iter().enumerate() {
-            if !p.is_finite() {
-                return Err(QueryError::NonFinite("polytope plane"));
-            }
-            // The length, not the vector: a subnormal normal's length underflows to 0
-            // and a huge one's overflows, and every later use normalizes by it. (The
-            // squared length tells both, as the length is its square root: no square
-            // root is taken here.)
-            let length_squared = p.truncate().length_squared();
-            if length_squared == 0.0 {
-                return Err(QueryError::ZeroNormal(i));
-            }
-            if !length_squared.is_finite() {
-                return Err(QueryError::NonFinite("polytope plane normal length"));
-            }
-        }
+        check_planes(&planes)?;
         // Six planes may be a box (a vehicle's, given as planes): then it has bounds.
         let found = box_of_planes(&planes);
         Ok(Polytope {
@@ -86,6 +65,37 @@ impl Polytope {
             oriented_box: found.map(|b| b.shape),
             unit_normals: found.is_some_and(|b| b.unit_normals),
         })
+    }
+
+    /// Makes this polytope the one [`new`](Self::new) makes of `planes`, in place (a
+    /// query's planes replaced every frame are not made into a polytope aside and moved
+    /// here); on an error it is left as it was.
+    ///
+    /// ```
+    /// use scene_intersect::intersectors::Polytope;
+    /// use glam::{DVec3, DVec4};
+    /// let mut p = Polytope::from_box(DVec3::ZERO, DVec3::ONE)?;
+    /// // The slab 2 <= x <= 3, as two planes.
+    /// p.set_planes(&[DVec4::new(1.0, 0.0, 0.0, -2.0), DVec4::new(-1.0, 0.0, 0.0, 3.0)])?;
+    /// assert!(p.contains(DVec3::new(2.5, 100.0, -7.0)));
+    /// assert_eq!(p.bounds(), None, "a slab is no box");
+    /// assert!(p.set_planes(&[DVec4::new(0.0, 0.0, 0.0, 1.0)]).is_err());
+    /// assert_eq!(p.planes().len(), 2, "unchanged by the error");
+    /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+    /// ```
+    #[inline]
+    pub fn set_planes(&mut self, planes: &[DVec4]) -> Result<(), QueryError> {
+        check_planes(planes)?;
+        let found = box_of_planes(planes);
+        self.planes.clear();
+        // (`extend`, not `extend_from_slice`: with a second caller the compiler stopped
+        // inlining the latter into `set_oriented_box`, +45 instructions a box query.)
+        self.planes.extend(planes.iter().copied());
+        self.bounds = found.map(|b| (b.bounds.min, b.bounds.max));
+        self.tight_bounds = found.is_some_and(|b| b.bounds.tight);
+        self.oriented_box = found.map(|b| b.shape);
+        self.unit_normals = found.is_some_and(|b| b.unit_normals);
+        Ok(())
     }
 
     /// The axis-aligned box `[min, max]`, planes in the order -x, +x, -y, +y, -z, +z faces.
@@ -228,6 +238,45 @@ impl Polytope {
     }
 }
 
+/// Whether `planes` may make a polytope: at least one, at most [`MAX_PLANES`], all
+/// finite, no normal of zero length or of a length past the largest numbers.
+#[inline]
+fn check_planes(planes: &[DVec4]) -> Result<(), QueryError> {
+    if planes.is_empty() {
+        return Err(QueryError::NoPlanes);
+    }
+    if planes.len() > MAX_PLANES {
+        return Err(QueryError::TooManyPlanes(planes.len()));
+    }
+    // Most planes pass, and a normal's squared length strictly between 0 and infinity
+    // says its three numbers are finite (a NaN fails both comparisons): the fourth is
+    // the only other check. Planes that fail are looked at again for the error.
+    let usable = |p: &DVec4| {
+        let length_squared = p.truncate().length_squared();
+        (length_squared > 0.0) & (length_squared < f64::INFINITY) & p.w.is_finite()
+    };
+    if planes.iter().all(usable) {
+        return Ok(());
+    }
+    for (i, p) in planes.iter().enumerate() {
+        if !p.is_finite() {
+            return Err(QueryError::NonFinite("polytope plane"));
+        }
+        // The length, not the vector: a subnormal normal's length underflows to 0
+        // and a huge one's overflows, and every later use normalizes by it. (The
+        // squared length tells both, as the length is its square root: no square
+        // root is taken here.)
+        let length_squared = p.truncate().length_squared();
+        if length_squared == 0.0 {
+            return Err(QueryError::ZeroNormal(i));
+        }
+        if !length_squared.is_finite() {
+            return Err(QueryError::NonFinite("polytope plane normal length"));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,6 +314,58 @@ mod tests {
         let bad = reused.set_oriented_box(DVec3::ZERO, DVec3::new(1.0, -1.0, 1.0), DQuat::IDENTITY);
         assert_eq!(bad, Err(QueryError::BadBox));
         assert_eq!(parts(&reused), parts(&before));
+    }
+
+    #[test]
+    fn planes_set_in_place_are_the_polytope_made_anew() {
+        let mut rng = XorShift::new(0x91a4e5);
+        let slab = |k: usize| DVec4::new((k as f64).cos(), 0.3, (k as f64).sin(), 2.0);
+        // From more planes than the inline room to a box and back (bounds, shape and
+        // unit normals found or forgotten as `new` finds them).
+        let mut reused = Polytope::new((0..12).map(slab)).unwrap();
+        for round in 0..100 {
+            let v = |rng: &mut XorShift, scale: f64| {
+                DVec3::new(rng.next(), rng.next(), rng.next()) * scale
+            };
+            let (center, half) = (v(&mut rng, 100.0) - 50.0, v(&mut rng, 3.0));
+            let turn = DQuat::from_xyzw(rng.next(), rng.next(), rng.next(), rng.next() + 0.1);
+            let planes: Vec<DVec4> = match round % 3 {
+                0 => Polytope::from_oriented_box(center, half, turn)
+                    .unwrap()
+                    .planes()
+                    .to_vec(),
+                // The same box's planes scaled (no unit normals) and in another order.
+                1 => {
+                    let b = Polytope::from_oriented_box(center, half, turn).unwrap();
+                    [5, 2, 0, 3, 1, 4]
+                        .map(|k| b.planes()[k] * (1.0 + k as f64))
+                        .to_vec()
+                }
+                _ => (0..1 + round % 13).map(slab).collect(),
+            };
+            let made = Polytope::new(planes.iter().copied()).unwrap();
+            reused.set_planes(&planes).unwrap();
+            assert_eq!(parts(&reused), parts(&made), "round {round}");
+            assert_eq!(made.bounds().is_some(), round % 3 != 2);
+        }
+        // Refused as `new` refuses them; the polytope is left as it was.
+        let before = reused.clone();
+        let refused: [&[DVec4]; 4] = [
+            &[],
+            &[DVec4::X, DVec4::new(0.0, 0.0, 0.0, 1.0)],
+            &[DVec4::new(f64::NAN, 0.0, 0.0, 0.0)],
+            &[DVec4::new(1e200, 1e200, 0.0, 0.0)],
+        ];
+        for planes in refused {
+            let made = Polytope::new(planes.iter().copied());
+            assert!(made.is_err());
+            assert_eq!(reused.set_planes(planes), made.map(|_| ()));
+            assert_eq!(parts(&reused), parts(&before));
+        }
+        assert_eq!(
+            reused.set_planes(&[DVec4::X; MAX_PLANES + 1]),
+            Err(QueryError::TooManyPlanes(MAX_PLANES + 1))
+        );
     }
 
     #[test]

@@ -221,6 +221,38 @@ impl PolytopeIntersector {
         Ok(())
     }
 
+    /// [`set_polytope`](Self::set_polytope) with the polytope [`Polytope::new`] makes of
+    /// `planes`, written in place (planes read from a file, or a renderer's own box,
+    /// replaced every frame: not made into a polytope aside and moved in). On an error
+    /// the polytope and the last hits are left as they were.
+    ///
+    /// ```
+    /// use scene_intersect::intersectors::{Polytope, PolytopeIntersector};
+    /// use glam::{DVec3, DVec4};
+    /// let mut query = PolytopeIntersector::new(Polytope::from_box(DVec3::ZERO, DVec3::ONE)?);
+    /// // The box [4, 6] x [0, 1] x [-1, 1], its faces given as planes.
+    /// query.set_planes(&[
+    ///     DVec4::new(1.0, 0.0, 0.0, -4.0),
+    ///     DVec4::new(-1.0, 0.0, 0.0, 6.0),
+    ///     DVec4::new(0.0, 1.0, 0.0, 0.0),
+    ///     DVec4::new(0.0, -1.0, 0.0, 1.0),
+    ///     DVec4::new(0.0, 0.0, 1.0, 1.0),
+    ///     DVec4::new(0.0, 0.0, -1.0, 1.0),
+    /// ])?;
+    /// assert!(query.polytope().contains(DVec3::new(5.0, 0.5, 0.0)));
+    /// // Found to be a box: it has bounds (padded a little), as `Polytope::new` finds.
+    /// let (min, max) = query.polytope().bounds().unwrap();
+    /// assert!(min.cmple(DVec3::new(4.0, 0.0, -1.0)).all() && max.cmpge(DVec3::new(6.0, 1.0, 1.0)).all());
+    /// # Ok::<(), scene_intersect::intersectors::QueryError>(())
+    /// ```
+    #[inline]
+    pub fn set_planes(&mut self, planes: &[DVec4]) -> Result<(), QueryError> {
+        self.polytope.set_planes(planes)?;
+        self.world_normalized.clear();
+        self.drop_hits();
+        Ok(())
+    }
+
     /// Drops the last traversal's hits, full or summarized.
     #[inline]
     fn drop_hits(&mut self) {
