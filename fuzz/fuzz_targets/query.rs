@@ -6,6 +6,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
+use glam::DVec3;
 use libfuzzer_sys::fuzz_target;
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
@@ -143,7 +144,19 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
                 (scene, root),
                 &masks,
                 |mask, records| {
-                    let polytope = Polytope::new(planes.iter().copied()).expect("a valid polytope");
+                    // The summaries' polytope written in place over a box (`set_planes`),
+                    // the others' made by `new`: the two must agree.
+                    let polytope = match records {
+                        HitRecords::Full => {
+                            Polytope::new(planes.iter().copied()).expect("a valid polytope")
+                        }
+                        HitRecords::Summaries => {
+                            let mut reused =
+                                Polytope::from_box(DVec3::ZERO, DVec3::ONE).expect("the unit box");
+                            reused.set_planes(planes).expect("a valid polytope");
+                            reused
+                        }
+                    };
                     PolytopeIntersector::new(polytope)
                         .with_limit(limit)
                         .with_primitive_mask(mask)
