@@ -139,7 +139,11 @@ fn moved_intersectors_allocate_nothing_for_queries_they_have_answered() {
     let down = DVec3::new(0.0, -2.0 * b.radius, 0.0);
 
     for limit in [IntersectionLimit::None, IntersectionLimit::Nearest] {
-        for records in [HitRecords::Full, HitRecords::Summaries] {
+        for records in [
+            HitRecords::Full,
+            HitRecords::Summaries,
+            HitRecords::UnsortedSummaries,
+        ] {
             let mut segment = LineSegmentIntersector::new(tops[0], tops[0] + down)
                 .unwrap()
                 .with_limit(limit)
@@ -164,7 +168,11 @@ fn moved_intersectors_allocate_nothing_for_queries_they_have_answered() {
         Polytope::from_oriented_box(c, DVec3::new(1.0, 0.75, 2.0), DQuat::from_rotation_y(turn))
             .unwrap()
     };
-    for records in [HitRecords::Full, HitRecords::Summaries] {
+    for records in [
+        HitRecords::Full,
+        HitRecords::Summaries,
+        HitRecords::UnsortedSummaries,
+    ] {
         let mut vehicle = PolytopeIntersector::new(car(boxes[0]))
             .with_primitive_mask(PrimitiveMask::TRIANGLES)
             .with_records(records);
@@ -196,7 +204,11 @@ fn moved_intersectors_allocate_nothing_for_queries_they_have_answered() {
     let balls: Vec<(DVec3, f64)> = (ground.iter().enumerate())
         .map(|(k, &c)| (c, 1.0 + (k % 8) as f64))
         .collect();
-    for records in [HitRecords::Full, HitRecords::Summaries] {
+    for records in [
+        HitRecords::Full,
+        HitRecords::Summaries,
+        HitRecords::UnsortedSummaries,
+    ] {
         let mut ball = SphereIntersector::new(balls[0].0, balls[0].1)
             .unwrap()
             .with_primitive_mask(PrimitiveMask::TRIANGLES)

@@ -150,7 +150,7 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
                         HitRecords::Full => {
                             Polytope::new(planes.iter().copied()).expect("a valid polytope")
                         }
-                        HitRecords::Summaries => {
+                        HitRecords::Summaries | HitRecords::UnsortedSummaries => {
                             let mut reused =
                                 Polytope::from_box(DVec3::ZERO, DVec3::ONE).expect("the unit box");
                             reused.set_planes(planes).expect("a valid polytope");

@@ -172,7 +172,7 @@ impl LineSegmentIntersector {
         self.end = end;
         self.spare_paths
             .drop_hits(&mut self.hits, |hit| hit.node_path);
-        if self.records == HitRecords::Summaries {
+        if self.records.summarizes() {
             // The last traversal's summaries (full records keep nothing here).
             self.pending.clear();
         }
@@ -251,10 +251,12 @@ impl LineSegmentIntersector {
     /// [`intersections`](Self::intersections): made from the full records, or, with
     /// [`HitRecords::Summaries`], from what the traversal kept (until the segment
     /// moves or the next traversal begins).
+    /// With [`HitRecords::UnsortedSummaries`], the same hits in the order the traversal
+    /// found them.
     pub fn summaries(&self) -> SegmentHitSummaries<'_> {
         let source = match self.records {
             HitRecords::Full => SummarySource::Records(self.hits.iter()),
-            HitRecords::Summaries => SummarySource::Store {
+            HitRecords::Summaries | HitRecords::UnsortedSummaries => SummarySource::Store {
                 store: &self.pending,
                 places: 0..self.pending.sorted_len(),
             },
@@ -768,6 +770,7 @@ impl Intersector for LineSegmentIntersector {
                 .pending
                 .drain_sorted_into(&mut self.hits, &mut self.spare_paths),
             HitRecords::Summaries => self.pending.sort_for_summaries(),
+            HitRecords::UnsortedSummaries => self.pending.keep_found_order(),
         }
     }
 }

@@ -352,8 +352,8 @@ impl PolytopeIntersector {
         self.drop_hits();
     }
 
-    /// The hits of the last traversal, sorted by distance (empty with
-    /// [`HitRecords::Summaries`]).
+    /// The hits of the last traversal, sorted by distance (empty when
+    /// [`HitRecords`] asks for summaries).
     pub fn intersections(&self) -> &[PolytopeHit] {
         &self.hits
     }
@@ -362,10 +362,14 @@ impl PolytopeIntersector {
     /// [`intersections`](Self::intersections): made from the full records, or, with
     /// [`HitRecords::Summaries`], from what the traversal kept (until the polytope is
     /// replaced or the next traversal begins).
+    /// With [`HitRecords::UnsortedSummaries`], the same hits in the order the traversal
+    /// found them.
     pub fn summaries(&self) -> VolumeHitSummaries<'_> {
         match self.records {
             HitRecords::Full => VolumeHitSummaries::of_polytope_hits(&self.hits),
-            HitRecords::Summaries => VolumeHitSummaries::of_store(&self.summarized),
+            HitRecords::Summaries | HitRecords::UnsortedSummaries => {
+                VolumeHitSummaries::of_store(&self.summarized)
+            }
         }
     }
 
@@ -398,7 +402,7 @@ impl PolytopeIntersector {
     ) {
         let reference = self.world_reference;
         let distance_to = |p: DVec3| reference.truncate().dot(p) + reference.w;
-        if self.records == HitRecords::Summaries {
+        if self.records.summarizes() {
             // The world point and distance as the full record computes them.
             let to_world = |p: &DVec3| context.local_to_world.transform_point3(*p);
             let store = &mut self.summarized;
@@ -999,6 +1003,7 @@ impl Intersector for PolytopeIntersector {
         match self.records {
             HitRecords::Full => sort_hits(&mut self.hits, &mut self.sorter),
             HitRecords::Summaries => self.summarized.sort(),
+            HitRecords::UnsortedSummaries => self.summarized.keep_found_order(),
         }
     }
 }

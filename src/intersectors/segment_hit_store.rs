@@ -105,8 +105,9 @@ pub(crate) struct SegmentHitStore {
     paths: SmallVec<[NodeId; 32]>,
     /// Where the current visit's hits start in `hits`.
     visit_start: usize,
-    /// After [`sort_for_summaries`](Self::sort_for_summaries): the positions in `hits`
-    /// in the final order. (A `Vec`: full records never use it, and an intersector
+    /// After [`sort_for_summaries`](Self::sort_for_summaries) or
+    /// [`keep_found_order`](Self::keep_found_order): the positions in `hits` in the
+    /// final order. (A `Vec`: full records never use it, and an intersector
     /// answering with summaries reuses its room from query to query.)
     sorted: Vec<u32>,
 }
@@ -252,6 +253,14 @@ impl SegmentHitStore {
         sort_into(&self.hits, &self.visits, &self.paths, &mut order);
         self.sorted.clear();
         self.sorted.extend(order.iter().map(|&(_, k)| k));
+    }
+
+    /// Leaves the kept hits in the order they were kept (instead of
+    /// [`sort_for_summaries`](Self::sort_for_summaries)): they stay, for
+    /// [`summary`](Self::summary), until the store is cleared.
+    pub fn keep_found_order(&mut self) {
+        self.sorted.clear();
+        self.sorted.extend(0..self.hits.len() as u32);
     }
 
     /// How many hits [`sort_for_summaries`](Self::sort_for_summaries) put in order.

@@ -287,8 +287,8 @@ impl SphereIntersector {
         self.drop_hits();
     }
 
-    /// The hits of the last traversal, sorted by distance (empty with
-    /// [`HitRecords::Summaries`]).
+    /// The hits of the last traversal, sorted by distance (empty when
+    /// [`HitRecords`] asks for summaries).
     pub fn intersections(&self) -> &[SphereHit] {
         &self.hits
     }
@@ -297,10 +297,14 @@ impl SphereIntersector {
     /// [`intersections`](Self::intersections): made from the full records, or, with
     /// [`HitRecords::Summaries`], from what the traversal kept (until the ball moves or
     /// the next traversal begins).
+    /// With [`HitRecords::UnsortedSummaries`], the same hits in the order the traversal
+    /// found them.
     pub fn summaries(&self) -> VolumeHitSummaries<'_> {
         match self.records {
             HitRecords::Full => VolumeHitSummaries::of_sphere_hits(&self.hits),
-            HitRecords::Summaries => VolumeHitSummaries::of_store(&self.summarized),
+            HitRecords::Summaries | HitRecords::UnsortedSummaries => {
+                VolumeHitSummaries::of_store(&self.summarized)
+            }
         }
     }
 
@@ -321,7 +325,7 @@ impl SphereIntersector {
         if !distinct {
             normalize(raw);
         }
-        if self.records == HitRecords::Summaries {
+        if self.records.summarizes() {
             let store = &mut self.summarized;
             store.begin_visit();
             for r in raw.drain(..) {
@@ -715,6 +719,7 @@ impl Intersector for SphereIntersector {
         match self.records {
             HitRecords::Full => sort_hits(&mut self.hits, &mut self.sorter),
             HitRecords::Summaries => self.summarized.sort(),
+            HitRecords::UnsortedSummaries => self.summarized.keep_found_order(),
         }
     }
 }

@@ -18,7 +18,7 @@ use super::hit_order::{reserve_room, sort_keyed, world_tree_padding};
 use super::slot_runs::for_each_slot_run;
 use super::sphere::{keyed_by_distance, sphere_hit, RawHit, SphereFunctor};
 use super::world_candidate::Candidate;
-use super::{HitRecords, PrimitiveMask, SphereIntersector};
+use super::{PrimitiveMask, SphereIntersector};
 use crate::accel::{push_lanes, BallCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
@@ -151,9 +151,9 @@ impl SphereIntersector {
                 .as_ref()
                 .map(|m| m.instance)
         };
-        if self.records == HitRecords::Summaries {
+        if self.records.summarizes() {
             // Filed under their instances' visits (one each), in any order: the
-            // store's sort orders them.
+            // store's sort orders them (unsorted summaries keep this order).
             let mut visits: SmallVec<[u32; 8]> = SmallVec::from_elem(u32::MAX, met.len());
             for (k, (r, &slot)) in raw.iter().zip(raw_slots).enumerate() {
                 let Some(instance) = instance_of(k as u32) else {

@@ -5,7 +5,9 @@
 //! of its drawable visit; each visit with hits keeps its drawable and node path once (the
 //! paths in one shared list). The limits keep what [`record_hits`](super::hit_order)
 //! keeps of full records, and [`sort`](VolumeHitStore::sort) orders positions by the
-//! same key, stably, so the summaries read in the order of the full records.
+//! same key, stably, so the summaries read in the order of the full records
+//! ([`keep_found_order`](VolumeHitStore::keep_found_order) leaves them as they were
+//! kept, for unsorted summaries).
 
 use std::cmp::Ordering;
 use std::ops::Range;
@@ -61,7 +63,8 @@ pub(crate) struct VolumeHitStore {
     /// Where the current visit's hits start in `hits` (see
     /// [`begin_visit`](Self::begin_visit)).
     visit_start: usize,
-    /// After [`sort`](Self::sort): the positions in `hits` in the final order.
+    /// After [`sort`](Self::sort) or [`keep_found_order`](Self::keep_found_order): the
+    /// positions in `hits` in the final order.
     sorted: Vec<u32>,
     /// The sort's room, kept from query to query.
     keyed: Vec<(i64, u32)>,
@@ -205,6 +208,13 @@ impl VolumeHitStore {
         });
         self.sorted.extend(keyed.iter().map(|&(_, k)| k));
         self.keyed = keyed;
+    }
+
+    /// Leaves the kept hits in the order they were kept (instead of [`sort`](Self::sort)):
+    /// they stay, for [`summary`](Self::summary), until the store is cleared.
+    pub fn keep_found_order(&mut self) {
+        self.sorted.clear();
+        self.sorted.extend(0..self.hits.len() as u32);
     }
 
     /// How many hits [`sort`](Self::sort) put in order.

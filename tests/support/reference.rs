@@ -127,10 +127,11 @@ fn run_alone(
     answer(query, limit, |i| visitor.apply(scene, root, i))
 }
 
-/// Answers `query` with the accelerated [`IntersectionVisitor`] twice, with full
-/// records and with summaries only ([`HitRecords::Summaries`]): the summaries must be
-/// the full records' hits (key, order, world point, in order); the full records'
-/// hits are returned.
+/// Answers `query` with the accelerated [`IntersectionVisitor`] three times, with full
+/// records, with summaries only ([`HitRecords::Summaries`]) and with unsorted summaries
+/// ([`HitRecords::UnsortedSummaries`]): the summaries must be the full records' hits
+/// (key, order, world point, in order), the unsorted ones the same hits in any order;
+/// the full records' hits are returned.
 pub fn run_summarized(
     scene: &SceneGraph,
     root: NodeId,
@@ -141,28 +142,49 @@ pub fn run_summarized(
     let mut visitor = traversal.visitor(true);
     answer(query, limit, |i| {
         visitor.apply(scene, root, i)?;
-        let mut summarized = i.clone();
-        match &mut summarized {
-            AnyIntersector::LineSegment(s) => s.set_records(HitRecords::Summaries),
-            AnyIntersector::Polytope(s) => s.set_records(HitRecords::Summaries),
-            AnyIntersector::Sphere(s) => s.set_records(HitRecords::Summaries),
-        }
-        visitor.apply(scene, root, &mut summarized)?;
-        let without_polygons = hits_of(i).into_iter().map(|h| Hit {
-            polygon: Vec::new(),
-            ..h
-        });
+        let mut summarize = |records| {
+            let mut summarized = i.clone();
+            match &mut summarized {
+                AnyIntersector::LineSegment(s) => s.set_records(records),
+                AnyIntersector::Polytope(s) => s.set_records(records),
+                AnyIntersector::Sphere(s) => s.set_records(records),
+            }
+            visitor.apply(scene, root, &mut summarized)?;
+            Ok::<_, QueryError>(summaries_of(&summarized))
+        };
+        let (summaries, mut unsorted) = (
+            summarize(HitRecords::Summaries)?,
+            summarize(HitRecords::UnsortedSummaries)?,
+        );
+        let without_polygons: Vec<Hit> = (hits_of(i).into_iter())
+            .map(|h| Hit {
+                polygon: Vec::new(),
+                ..h
+            })
+            .collect();
         assert_eq!(
-            summaries_of(&summarized),
-            without_polygons.collect::<Vec<_>>(),
+            summaries, without_polygons,
             "summaries and full records disagree"
+        );
+        let mut sorted = without_polygons;
+        for hits in [&mut sorted, &mut unsorted] {
+            hits.sort_by(|a, b| {
+                let point = |h: &Hit| h.point.to_array().map(f64::to_bits);
+                (a.order.total_cmp(&b.order))
+                    .then_with(|| a.key.cmp(&b.key))
+                    .then_with(|| point(a).cmp(&point(b)))
+            });
+        }
+        assert_eq!(
+            unsorted, sorted,
+            "unsorted summaries and full records disagree"
         );
         Ok(())
     })
 }
 
-/// The summaries of an intersector answered with [`HitRecords::Summaries`], as hits
-/// without polygons.
+/// The summaries of an intersector answered with summaries only, as hits without
+/// polygons.
 fn summaries_of(i: &AnyIntersector) -> Vec<Hit> {
     fn hit(path: &[NodeId], drawable: DrawableId, primitive: u32, order: f64, point: DVec3) -> Hit {
         Hit {
