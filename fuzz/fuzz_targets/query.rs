@@ -92,14 +92,16 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
         PrimitiveMask::TRIANGLES,
         PrimitiveMask::POINTS | PrimitiveMask::LINES,
     ];
-    // For a polytope or a ball, per mask: the full records accelerated and plain, and
-    // the full records read as summaries against summaries alone.
+    // For a polytope or a ball, per mask: the full records accelerated and plain, the
+    // full records read as summaries against summaries alone, and the accelerated
+    // summaries against the plain traversal's unsorted ones, as sets.
     fn per_mask<I: Intersector>(
         (scene, root): (&SceneGraph, NodeId),
         masks: &[PrimitiveMask],
         query: impl Fn(PrimitiveMask, HitRecords) -> I,
         records: impl Fn(&I) -> String,
         summaries: impl Fn(&I) -> String,
+        summary_set: impl Fn(&I) -> String,
     ) -> Vec<[String; 2]> {
         (masks.iter())
             .flat_map(|&mask| {
@@ -110,6 +112,13 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
                     }),
                     [HitRecords::Full, HitRecords::Summaries]
                         .map(|r| answer(scene, root, true, query(mask, r), &summaries)),
+                    [
+                        (true, HitRecords::Summaries),
+                        (false, HitRecords::UnsortedSummaries),
+                    ]
+                    .map(|(accelerated, r)| {
+                        answer(scene, root, accelerated, query(mask, r), &summary_set)
+                    }),
                 ]
             })
             .collect()
@@ -138,6 +147,17 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
                     // The full records read as summaries, and summaries alone.
                     [HitRecords::Full, HitRecords::Summaries]
                         .map(|records| answer(scene, root, true, picker(records), summaries)),
+                    // Accelerated summaries and the plain traversal's unsorted ones, as
+                    // sets.
+                    [
+                        (true, HitRecords::Summaries),
+                        (false, HitRecords::UnsortedSummaries),
+                    ]
+                    .map(|(accelerated, records)| {
+                        answer(scene, root, accelerated, picker(records), |i| {
+                            as_set(i.summaries())
+                        })
+                    }),
                 ]
             }
             Query::Polytope(planes) => per_mask(
@@ -164,6 +184,7 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
                 },
                 |i| format!("{:?}", i.intersections()),
                 |i| format!("{:?}", i.summaries().collect::<Vec<_>>()),
+                |i| as_set(i.summaries()),
             ),
             Query::Sphere(c, r) => per_mask(
                 (scene, root),
@@ -177,6 +198,7 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
                 },
                 |i| format!("{:?}", i.intersections()),
                 |i| format!("{:?}", i.summaries().collect::<Vec<_>>()),
+                |i| as_set(i.summaries()),
             ),
         } {
             let [accelerated, plain] = accelerated_and_plain;
@@ -186,6 +208,13 @@ fn same_accelerated_variants(scene: &SceneGraph, root: NodeId, query: &Query) {
             );
         }
     }
+}
+
+/// The items' `Debug` texts, sorted: the same text for the same items in any order.
+fn as_set<T: std::fmt::Debug>(items: impl Iterator<Item = T>) -> String {
+    let mut texts: Vec<String> = items.map(|item| format!("{item:?}")).collect();
+    texts.sort();
+    texts.join("\n")
 }
 
 fuzz_target!(|input: Input| {
