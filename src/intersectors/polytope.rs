@@ -293,18 +293,26 @@ mod tests {
         )
     }
 
+    /// A plane of a polytope that is no box: with `0..12` of them, more planes than
+    /// the inline room.
+    fn slab(k: usize) -> DVec4 {
+        DVec4::new((k as f64).cos(), 0.3, (k as f64).sin(), 2.0)
+    }
+
+    /// A box's centre, half extents and turn, at random.
+    fn random_box(rng: &mut XorShift) -> (DVec3, DVec3, DQuat) {
+        let mut v = |scale: f64| DVec3::new(rng.next(), rng.next(), rng.next()) * scale;
+        let (center, half) = (v(100.0) - 50.0, v(3.0));
+        let turn = DQuat::from_xyzw(rng.next(), rng.next(), rng.next(), rng.next() + 0.1);
+        (center, half, turn)
+    }
+
     #[test]
     fn a_box_set_in_place_is_the_box_made_anew() {
         let mut rng = XorShift::new(0x0b0c5);
-        // Start from a polytope that is no box, with more planes than the inline room.
-        let slab = |k: usize| DVec4::new((k as f64).cos(), 0.3, (k as f64).sin(), 2.0);
         let mut reused = Polytope::new((0..12).map(slab)).unwrap();
         for _ in 0..100 {
-            let v = |rng: &mut XorShift, scale: f64| {
-                DVec3::new(rng.next(), rng.next(), rng.next()) * scale
-            };
-            let (center, half) = (v(&mut rng, 100.0) - 50.0, v(&mut rng, 3.0));
-            let turn = DQuat::from_xyzw(rng.next(), rng.next(), rng.next(), rng.next() + 0.1);
+            let (center, half, turn) = random_box(&mut rng);
             let made = Polytope::from_oriented_box(center, half, turn).unwrap();
             reused.set_oriented_box(center, half, turn).unwrap();
             assert_eq!(parts(&reused), parts(&made));
@@ -319,16 +327,11 @@ mod tests {
     #[test]
     fn planes_set_in_place_are_the_polytope_made_anew() {
         let mut rng = XorShift::new(0x91a4e5);
-        let slab = |k: usize| DVec4::new((k as f64).cos(), 0.3, (k as f64).sin(), 2.0);
         // From more planes than the inline room to a box and back (bounds, shape and
         // unit normals found or forgotten as `new` finds them).
         let mut reused = Polytope::new((0..12).map(slab)).unwrap();
         for round in 0..100 {
-            let v = |rng: &mut XorShift, scale: f64| {
-                DVec3::new(rng.next(), rng.next(), rng.next()) * scale
-            };
-            let (center, half) = (v(&mut rng, 100.0) - 50.0, v(&mut rng, 3.0));
-            let turn = DQuat::from_xyzw(rng.next(), rng.next(), rng.next(), rng.next() + 0.1);
+            let (center, half, turn) = random_box(&mut rng);
             let planes: Vec<DVec4> = match round % 3 {
                 0 => Polytope::from_oriented_box(center, half, turn)
                     .unwrap()
