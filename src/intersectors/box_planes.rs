@@ -73,15 +73,15 @@ pub(super) struct BoxBounds {
 }
 
 /// The planes of the box of half extents `half_extents` around `center`, turned by
-/// `rotation` (the first six of the eight), its axes and its bounds; an error when the
-/// numbers make no box. (Always inlined: the planes are written where the caller keeps
+/// `rotation` (the first six of the eight), and the box they bound (its normals, a
+/// rotation's columns, of unit length); an error when the numbers make no box. (Always inlined: the planes are written where the caller keeps
 /// them.)
 #[inline(always)]
 pub(super) fn oriented_box_planes(
     center: DVec3,
     half_extents: DVec3,
     rotation: DQuat,
-) -> Result<([DVec4; 8], [DVec3; 3], BoxBounds), QueryError> {
+) -> Result<([DVec4; 8], PlaneBox), QueryError> {
     if !center.is_finite() || !rotation.is_finite() {
         return Err(QueryError::NonFinite("box centre or rotation"));
     }
@@ -121,7 +121,16 @@ pub(super) fn oriented_box_planes(
     if !offsets_finite {
         return Err(QueryError::NonFinite("box plane (centre too far out)"));
     }
-    Ok((room, axes, oriented_box_bounds(center, axes, half_extents)))
+    let made = PlaneBox {
+        shape: OrientedBox {
+            center,
+            axes,
+            half: half_extents,
+        },
+        bounds: oriented_box_bounds(center, axes, half_extents),
+        unit_normals: true,
+    };
+    Ok((room, made))
 }
 
 /// The bounds of the box of half extents `half` along the orthonormal `axes` around

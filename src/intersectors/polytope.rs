@@ -3,7 +3,7 @@
 use glam::{DMat4, DQuat, DVec3, DVec4};
 use smallvec::SmallVec;
 
-use super::box_planes::{box_of_planes, oriented_box_planes, OrientedBox};
+use super::box_planes::{box_of_planes, oriented_box_planes, OrientedBox, PlaneBox};
 use super::QueryError;
 use crate::visitor::ClipDepth;
 
@@ -58,13 +58,7 @@ impl Polytope {
         check_planes(&planes)?;
         // Six planes may be a box (a vehicle's, given as planes): then it has bounds.
         let found = box_of_planes(&planes);
-        Ok(Polytope {
-            planes,
-            bounds: found.map(|b| (b.bounds.min, b.bounds.max)),
-            tight_bounds: found.is_some_and(|b| b.bounds.tight),
-            oriented_box: found.map(|b| b.shape),
-            unit_normals: found.is_some_and(|b| b.unit_normals),
-        })
+        Ok(Polytope::with_box(planes, found))
     }
 
     /// Makes this polytope the one [`new`](Self::new) makes of `planes`, in place (a
@@ -87,15 +81,39 @@ impl Polytope {
     pub fn set_planes(&mut self, planes: &[DVec4]) -> Result<(), QueryError> {
         check_planes(planes)?;
         let found = box_of_planes(planes);
-        self.planes.clear();
-        // (`extend`, not `extend_from_slice`: with a second caller the compiler stopped
-        // inlining the latter into `set_oriented_box`, +45 instructions a box query.)
-        self.planes.extend(planes.iter().copied());
+        self.replace(planes, found);
+        Ok(())
+    }
+
+    /// A polytope of `planes` and what `found` tells of the box they bound.
+    #[inline(always)]
+    fn with_box(planes: SmallVec<[DVec4; 8]>, found: Option<PlaneBox>) -> Polytope {
+        Polytope {
+            planes,
+            bounds: found.map(|b| (b.bounds.min, b.bounds.max)),
+            tight_bounds: found.is_some_and(|b| b.bounds.tight),
+            oriented_box: found.map(|b| b.shape),
+            unit_normals: found.is_some_and(|b| b.unit_normals),
+        }
+    }
+
+    /// [`with_box`](Self::with_box), written over this polytope.
+    #[inline(always)]
+    fn replace(&mut self, planes: &[DVec4], found: Option<PlaneBox>) {
+        if planes.len() <= self.planes.inline_size() {
+            // Made anew in the inline room and moved in: cheaper than `clear` and
+            // `extend_from_slice`, whose `insert_from_slice` the compiler did not inline
+            // into both setters (+45 to +65 instructions a box query).
+            self.planes = SmallVec::from_slice(planes);
+        } else {
+            // More planes than the inline room: the room on the heap is kept.
+            self.planes.clear();
+            self.planes.extend_from_slice(planes);
+        }
         self.bounds = found.map(|b| (b.bounds.min, b.bounds.max));
         self.tight_bounds = found.is_some_and(|b| b.bounds.tight);
         self.oriented_box = found.map(|b| b.shape);
         self.unit_normals = found.is_some_and(|b| b.unit_normals);
-        Ok(())
     }
 
     /// The axis-aligned box `[min, max]`, planes in the order -x, +x, -y, +y, -z, +z faces.
@@ -114,19 +132,10 @@ impl Polytope {
         half_extents: DVec3,
         rotation: DQuat,
     ) -> Result<Self, QueryError> {
-        let (room, axes, bounds) = oriented_box_planes(center, half_extents, rotation)?;
-        Ok(Polytope {
-            // Written in place: a box always has six planes, within the inline room.
-            planes: SmallVec::from_buf_and_len(room, 6),
-            bounds: Some((bounds.min, bounds.max)),
-            tight_bounds: bounds.tight,
-            oriented_box: Some(OrientedBox {
-                center,
-                axes,
-                half: half_extents,
-            }),
-            unit_normals: true,
-        })
+        let (room, made) = oriented_box_planes(center, half_extents, rotation)?;
+        // Written in place: a box always has six planes, within the inline room.
+        let planes = SmallVec::from_buf_and_len(room, 6);
+        Ok(Polytope::with_box(planes, Some(made)))
     }
 
     /// Makes this polytope the box [`from_oriented_box`](Self::from_oriented_box)
@@ -150,17 +159,8 @@ impl Polytope {
         half_extents: DVec3,
         rotation: DQuat,
     ) -> Result<(), QueryError> {
-        let (room, axes, bounds) = oriented_box_planes(center, half_extents, rotation)?;
-        self.planes.clear();
-        self.planes.extend_from_slice(&room[..6]);
-        self.bounds = Some((bounds.min, bounds.max));
-        self.tight_bounds = bounds.tight;
-        self.oriented_box = Some(OrientedBox {
-            center,
-            axes,
-            half: half_extents,
-        });
-        self.unit_normals = true;
+        let (room, made) = oriented_box_planes(center, half_extents, rotation)?;
+        self.replace(&room[..6], Some(made));
         Ok(())
     }
 
