@@ -89,6 +89,20 @@ impl Aabb4 {
         !apart.bitmask() & 0b1111
     }
 
+    /// Bit `k` set when box `k` lies within `b` (closed: touching its faces from inside
+    /// counts). An empty lane (its corners at `+∞` and `-∞`) passes every comparison:
+    /// callers mask the result with the lanes in use.
+    #[inline]
+    pub fn within(&self, b: &Aabb) -> u32 {
+        let inside = self.min_x.cmpge(Vec4::splat(b.min.x))
+            & self.min_y.cmpge(Vec4::splat(b.min.y))
+            & self.min_z.cmpge(Vec4::splat(b.min.z))
+            & self.max_x.cmple(Vec4::splat(b.max.x))
+            & self.max_y.cmple(Vec4::splat(b.max.y))
+            & self.max_z.cmple(Vec4::splat(b.max.z));
+        inside.bitmask()
+    }
+
     /// Box `lane`'s corners, each coordinate spread over four lanes (the form the leaf
     /// filters take a leaf's box in): `([min x, min y, min z], [max x, max y, max z])`.
     /// A lane of 4 or more reads lane 3.
@@ -201,6 +215,10 @@ mod tests {
             );
         }
         assert_eq!(boxes.intersecting(&probe), 0b1001);
+        // Only the small box lies within the probe; touching its face from outside
+        // is not within.
+        assert_eq!(boxes.within(&probe), 0b1000);
+        assert_eq!(Aabb4::EMPTY.within(&probe), 0b1111);
         for lane in 0..4 {
             let one = boxes.get(lane).intersects(&probe);
             assert_eq!(boxes.intersecting(&probe) & (1 << lane) != 0, one);

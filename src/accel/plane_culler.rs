@@ -350,6 +350,54 @@ impl PlaneCuller {
         !outside & 0b1111
     }
 
+    /// The margins with the outward pad on the inside as well: for boxes whose contents
+    /// are tested exactly in another frame than the planes' (a world tree's triangles,
+    /// clipped in their instances' frames), where the rounding the pad allows for goes
+    /// either way. A box inside a plane by these margins holds only points that the
+    /// exact test finds inside it.
+    #[inline]
+    pub fn margins_padded_both_ways(&self) -> BoxMargins {
+        BoxMargins {
+            inside: self.margins.outside,
+            outside: self.margins.outside,
+        }
+    }
+
+    /// Which of four boxes are certainly inside every plane with `margins` (bit `k` for
+    /// box `k`): three-mesh-bvh's `CONTAINED`, the boxes a walk takes whole. The same
+    /// answer as `classify_with(&b.get(k), all_planes(), margins) == Some(0)` lane by
+    /// lane, four boxes at a time (callers mask the lanes in use).
+    #[inline]
+    pub fn inside_every_plane(&self, b: &Aabb4, margins: BoxMargins) -> u32 {
+        let l = match &self.planes {
+            CullPlanes::Lanes(l) => l,
+            CullPlanes::Many(planes) => {
+                let all = self.all_planes();
+                return (0..4)
+                    .filter(|&lane| {
+                        Self::classify_one_by_one(planes, &b.get(lane), all, margins) == Some(0)
+                    })
+                    .fold(0, |mask, lane| mask | 1 << lane);
+            }
+        };
+        let mut inside = 0b1111;
+        for k in 0..self.count {
+            let (q, lane) = (k / 4, k % 4);
+            let (nx, ny, nz) = (
+                Vec4::splat(l.nx[q][lane]),
+                Vec4::splat(l.ny[q][lane]),
+                Vec4::splat(l.nz[q][lane]),
+            );
+            let x = (nx * b.min_x).min(nx * b.max_x);
+            let y = (ny * b.min_y).min(ny * b.max_y);
+            let z = (nz * b.min_z).min(nz * b.max_z);
+            let near = x + y + z + Vec4::splat(l.offset[q][lane]);
+            let above = l.offset_margin[q][lane] + margins.inside;
+            inside &= near.cmpgt(Vec4::splat(above)).bitmask();
+        }
+        inside
+    }
+
     /// Which of the first `count` decoded triangles of a leaf (in world coordinates:
     /// decoded with the origin at zero) are certainly outside one plane: all three
     /// corners below it by more than the margins given at construction and the
@@ -564,7 +612,11 @@ mod tests {
             }
         }
         for planes in [cube_planes(), twice] {
-            let c = PlaneCuller::new(&planes, 0.0, 10.0).unwrap();
+            // A pad of a tenth, on the inside too by the padded margins.
+            let c = PlaneCuller::new(&planes, 0.1, 10.0).unwrap();
+            let (plain, padded) = (c.margins, c.margins_padded_both_ways());
+            let all = c.all_planes();
+            let mut inside = [0, 0];
             for four in candidates.chunks(4) {
                 let mut boxes = Aabb4::EMPTY;
                 for (lane, bx) in four.iter().enumerate() {
@@ -574,8 +626,30 @@ mod tests {
                 for (lane, bx) in four.iter().enumerate() {
                     assert_eq!(mask & (1 << lane) != 0, c.overlaps(bx), "box {bx:?}");
                 }
+                for (k, margins) in [plain, padded].into_iter().enumerate() {
+                    let mask = c.inside_every_plane(&boxes, margins);
+                    for (lane, bx) in four.iter().enumerate() {
+                        let one = c.classify_with(bx, all, margins) == Some(0);
+                        assert_eq!(mask & (1 << lane) != 0, one, "box {bx:?}");
+                        inside[k] += usize::from(one);
+                    }
+                }
             }
+            // [0.25, 0.35] and [0.25, 0.75], at least 0.25 from every face, are inside
+            // by both margins; the boxes touching a face ([0, 0.1], [0.9, 1]) by neither.
+            assert_eq!(inside, [2, 2], "{} planes", planes.len());
         }
+        let c = PlaneCuller::new(&cube_planes(), 0.3, 10.0).unwrap();
+        let mut boxes = Aabb4::EMPTY;
+        boxes.set(0, &b(0.25, 0.35));
+        boxes.set(1, &b(0.4, 0.6));
+        // 0.25 from a face: inside by the plain margins, not past a pad of 0.3; the
+        // middle box is 0.4 from every face.
+        assert_eq!(c.inside_every_plane(&boxes, c.margins) & 0b11, 0b11);
+        assert_eq!(
+            c.inside_every_plane(&boxes, c.margins_padded_both_ways()) & 0b11,
+            0b10
+        );
     }
 
     #[test]

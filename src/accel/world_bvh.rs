@@ -175,6 +175,8 @@ pub struct WorldBvh {
     /// that a filter group of four can always be read from any record of a leaf.
     triangles: Vec<LeafTriangle>,
     whole_items: usize,
+    /// The median of the leaves' largest extents.
+    leaf_extent: f32,
 }
 
 impl Default for WorldBvh {
@@ -185,6 +187,7 @@ impl Default for WorldBvh {
             nodes: Vec::new(),
             triangles: vec![LeafTriangle::default(); FILTER_LANES - 1],
             whole_items: 0,
+            leaf_extent: 0.0,
         }
     }
 }
@@ -282,6 +285,12 @@ impl WorldBvh {
         self.triangles.len() + 1 - FILTER_LANES
     }
 
+    /// The median over the leaves of triangles of their boxes' largest extent (0 for a
+    /// tree without any): how large a query must be to hold a typical leaf whole.
+    pub fn leaf_extent(&self) -> f32 {
+        self.leaf_extent
+    }
+
     /// Number of whole items held.
     pub fn whole_count(&self) -> usize {
         self.whole_items
@@ -327,6 +336,64 @@ impl WorldBvh {
             }
             // The inner children entered, the last of them next.
             stack.push_lanes(&node.children, entered & !not_nodes);
+            match stack.pop() {
+                Some(next) => current = next,
+                None => return,
+            }
+        }
+    }
+
+    /// [`walk_depth_first`](Self::walk_depth_first) taking subtrees whole, as
+    /// three-mesh-bvh's shapecast does with `CONTAINED` boxes: `enter` gives the lanes of
+    /// a node to go into and, among them, those taken whole (both bit `k` for lane `k`).
+    /// A subtree taken whole is walked next, without `enter`: every lane below it is
+    /// entered and taken whole. `leaf` is called with each entered lane that is not a
+    /// node and whether it is taken whole, and returns false to stop the walk.
+    #[inline(always)]
+    pub fn walk_depth_first_taking_whole(
+        &self,
+        mut enter: impl FnMut(&WorldNode) -> (u32, u32),
+        mut leaf: impl FnMut(&WorldNode, usize, bool) -> bool,
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let mut stack = WalkStack::new();
+        // The nodes below lanes taken whole, walked before the rest of the stack. (One
+        // loop, one call of `leaf`: the callers' big closures stay inlined.)
+        let mut whole_stack = WalkStack::new();
+        let (mut current, mut taking_whole) = (0u32, false);
+        loop {
+            let node = &self.nodes[current as usize];
+            let (entered, whole) = if taking_whole {
+                (node.lanes(), u32::MAX)
+            } else {
+                let (entered, whole) = enter(node);
+                (entered & node.lanes(), whole)
+            };
+            let not_nodes = node.not_nodes();
+            let mut leaves = entered & not_nodes;
+            while leaves != 0 {
+                let lane = leaves.trailing_zeros() as usize;
+                leaves &= leaves - 1;
+                if !leaf(node, lane, whole & (1 << lane) != 0) {
+                    return;
+                }
+            }
+            let inner = entered & !not_nodes;
+            let inner_whole = inner & whole;
+            if inner_whole != 0 {
+                whole_stack.push_lanes(&node.children, inner_whole);
+            }
+            // The inner children entered and not taken whole, the last of them next.
+            stack.push_lanes(&node.children, inner & !whole);
+            if taking_whole || inner_whole != 0 {
+                if let Some(below) = whole_stack.pop() {
+                    (current, taking_whole) = (below, true);
+                    continue;
+                }
+            }
+            taking_whole = false;
             match stack.pop() {
                 Some(next) => current = next,
                 None => return,
@@ -451,12 +518,23 @@ fn collapse(
     let threads = build_threads(records as usize);
     let mut triangles = fill_in_runs(&leaves, records_of, room, threads, fill);
     triangles.extend([LeafTriangle::default(); FILTER_LANES - 1]);
+    let mut extents: Vec<f32> = (leaves.iter())
+        .map(|&n| {
+            let b = &bn[n as usize].bounds;
+            (b.max - b.min).max_element()
+        })
+        .collect();
+    let leaf_extent = match extents.len() {
+        0 => 0.0,
+        n => *extents.select_nth_unstable_by(n / 2, f32::total_cmp).1,
+    };
     WorldBvh {
         frame: WorldFrame::default(),
         bounds: root.bounds,
         nodes,
         triangles,
         whole_items,
+        leaf_extent,
     }
 }
 
@@ -599,6 +677,73 @@ mod tests {
     }
 
     #[test]
+    fn subtrees_taken_whole_hand_out_the_leaves_the_plain_walk_does() {
+        let (boxes, list, corners) = items(250);
+        let bvh = WorldBvh::build(&boxes, &list, |k| corners[k]).unwrap();
+        let child_key =
+            |node: &WorldNode, lane: usize| (node.reference(lane), node.boxes.get(lane));
+        // Boxes meeting the probe entered; those within it taken whole.
+        for (lo, hi) in [(40.0, 120.0), (-1.0, 300.0), (17.5, 18.5), (400.0, 500.0)] {
+            let probe = Aabb {
+                min: glam::Vec3::splat(lo),
+                max: glam::Vec3::splat(hi),
+            };
+            let mut plain = Vec::new();
+            bvh.walk_depth_first(
+                |node| node.boxes.intersecting(&probe),
+                |node, lane| {
+                    plain.push(child_key(node, lane));
+                    true
+                },
+            );
+            let (mut taken, mut entered_nodes, mut whole_leaves) = (Vec::new(), 0, 0);
+            bvh.walk_depth_first_taking_whole(
+                |node| {
+                    entered_nodes += 1;
+                    (node.boxes.intersecting(&probe), node.boxes.within(&probe))
+                },
+                |node, lane, whole| {
+                    let b = node.boxes.get(lane);
+                    // Taken whole exactly when within the probe (a box within lies
+                    // within every box above it).
+                    let within = b.min.cmpge(probe.min).all() && b.max.cmple(probe.max).all();
+                    assert_eq!(whole, within, "[{lo}, {hi}]: {b:?}");
+                    whole_leaves += usize::from(whole);
+                    taken.push(child_key(node, lane));
+                    true
+                },
+            );
+            // The same leaves, each once (a subtree taken whole comes at once: the order
+            // may differ).
+            let by_reference = |v: &mut Vec<(u32, Aabb)>| v.sort_by_key(|c| c.0);
+            by_reference(&mut taken);
+            by_reference(&mut plain);
+            assert_eq!(taken, plain, "[{lo}, {hi}]");
+            // `enter` is asked only about nodes not taken whole: only the root when the
+            // probe holds the whole tree.
+            if lo < 0.0 {
+                assert_eq!(entered_nodes, 1);
+                assert_eq!(whole_leaves, taken.len());
+            }
+            if lo == 40.0 {
+                // Leaves within the probe and leaves across its ends.
+                assert!(0 < whole_leaves && whole_leaves < taken.len());
+            }
+            assert_eq!(plain.is_empty(), lo > 300.0);
+        }
+        // A stop ends the walk at once.
+        let mut seen = 0;
+        bvh.walk_depth_first_taking_whole(
+            |node| (node.lanes(), node.lanes()),
+            |_, _, _| {
+                seen += 1;
+                seen < 3
+            },
+        );
+        assert_eq!(seen, 3);
+    }
+
+    #[test]
     fn a_single_triangle_is_one_leaf_under_the_root() {
         let (boxes, list, corners) = items(1);
         let bvh = WorldBvh::build(&boxes, &list, |k| corners[k]).unwrap();
@@ -608,6 +753,27 @@ mod tests {
             WorldChild::Triangles { first: 0, count: 1 }
         );
         assert_eq!(bvh.bounds(), boxes[0]);
+        assert_eq!(bvh.leaf_extent(), 1.0);
+        assert_eq!(WorldBvh::default().leaf_extent(), 0.0);
+    }
+
+    #[test]
+    fn the_leaf_extent_is_the_median_leafs_largest_extent() {
+        let (boxes, list, corners) = items(250);
+        let bvh = WorldBvh::build(&boxes, &list, |k| corners[k]).unwrap();
+        let mut extents = Vec::new();
+        bvh.for_each_child(
+            |_| true,
+            |child, b| {
+                if let WorldChild::Triangles { .. } = child {
+                    extents.push((b.max - b.min).max_element());
+                }
+            },
+        );
+        extents.sort_by(f32::total_cmp);
+        assert_eq!(bvh.leaf_extent(), extents[extents.len() / 2]);
+        // Runs of one to eight unit triangles along the diagonal.
+        assert!((1.0..=8.0).contains(&bvh.leaf_extent()));
     }
 
     #[test]
