@@ -105,6 +105,53 @@ fn segment_polytope_and_sphere_hit_to_a_micrometre_far_from_the_origin() {
     assert!((h[0].distance - 0.3).abs() < 1e-6);
 }
 
+/// A box holding the far tile (its two triangles taken whole when it holds the world
+/// tree's box of them by more than the rounding allows for) answers as the plain
+/// traversal does, with its face at any distance from the tile's edge: ten metres beyond
+/// it to a millimetre inside.
+#[test]
+fn a_box_holding_the_far_tile_or_just_short_of_it_answers_as_the_plain_traversal() {
+    let (s, root) = tile();
+    let m = far();
+    let rotation = DQuat::from_rotation_y(0.7);
+    for gap in [10.0, 1.0, 0.1, 1e-3, 1e-6, 1e-9, 0.0, -1e-9, -1e-6, -1e-3] {
+        // The box's +x face `gap` beyond the tile's edge at local x = 10, the others
+        // ten metres or more beyond theirs (a box wider than the tile's world box, or
+        // the walk would not look for boxes inside it).
+        let centre = m.transform_point3(DVec3::new((gap - 20.0) / 2.0, 0.0, 0.0));
+        let half = DVec3::new(20.0 + gap / 2.0, 20.0, 20.0);
+        let polytope = Polytope::from_oriented_box(centre, half, rotation).unwrap();
+        let hits = |accelerated: bool| {
+            let mut v = IntersectionVisitor::new();
+            v.set_use_acceleration(accelerated);
+            let mut poly = PolytopeIntersector::new(polytope.clone());
+            v.apply(&s, root, &mut poly).unwrap();
+            (poly.intersections().iter())
+                .map(|h| (h.primitive_index, h.polygon.to_vec()))
+                .collect::<Vec<_>>()
+        };
+        let (plain, accelerated) = (hits(false), hits(true));
+        assert_eq!(accelerated, plain, "gap {gap}");
+        assert_eq!(plain.len(), 2, "gap {gap}");
+        // Held whole: each triangle its own three corners. A micrometre short, the face
+        // cuts off triangle 0's edge on x = 10 (three corners left) and triangle 1's
+        // corner (10, 10) (four). (Closer, within the rounding at 6.4e6 m, either may
+        // be found: by both traversals alike.)
+        let mut corners: Vec<(u32, usize)> = plain.iter().map(|h| (h.0, h.1.len())).collect();
+        corners.sort_unstable();
+        if gap >= 1e-3 {
+            assert_eq!(corners, [(0, 3), (1, 3)], "gap {gap}");
+            let tile = [(-10.0, -10.0), (10.0, -10.0), (10.0, 10.0), (-10.0, 10.0)];
+            let tile = tile.map(|(x, z)| m.transform_point3(DVec3::new(x, 0.0, z)));
+            let on_tile = |p: &DVec3| tile.iter().any(|c| (*p - *c).length() < 1e-6);
+            assert!(plain.iter().all(|h| h.1.iter().all(on_tile)), "gap {gap}");
+        }
+        if gap <= -1e-6 {
+            assert_eq!(corners, [(0, 3), (1, 4)], "gap {gap}");
+        }
+    }
+}
+
 /// Hits of a grid of vertical segments and balls: (drawable name, primitive, world
 /// point), with the world point moved back by `back`.
 fn probe(

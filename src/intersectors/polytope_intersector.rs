@@ -502,6 +502,13 @@ pub(super) struct RawHit {
     len: u32,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many triangles the functors of this thread have tested against their planes:
+    /// what the walks that take triangles inside every plane whole save, for their tests.
+    pub(super) static TRIANGLES_TESTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 pub(super) struct PolytopeFunctor<'a> {
     /// Every plane of the polytope in the drawable's frame.
     all_planes: &'a [DVec4],
@@ -554,6 +561,27 @@ impl<'a> PolytopeFunctor<'a> {
     pub(super) fn use_planes(&mut self, planes: &[DVec4]) {
         self.planes.clear();
         self.planes.extend_from_slice(planes);
+    }
+
+    /// Keeps triangle `primitive_index` (vertices `v`, `indices`) as the hit
+    /// [`triangle`](PrimitiveFunctor::triangle) makes of a triangle inside every plane,
+    /// without testing it: for a walk that found it inside them all, with margins for
+    /// the rounding of the test it skips.
+    pub(super) fn triangle_inside(
+        &mut self,
+        v: [Vec3; 3],
+        indices: [u32; 3],
+        primitive_index: u32,
+    ) {
+        if self.mask.contains(PrimitiveMask::TRIANGLES) {
+            let [a, b, c] = v.map(|v| v.as_dvec3());
+            self.push(
+                primitive_index,
+                indices,
+                PrimitiveKind::Triangle,
+                &[a, b, c],
+            );
+        }
     }
 
     /// How many raw hits it has made.
@@ -637,6 +665,8 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
         if !self.mask.contains(PrimitiveMask::TRIANGLES) {
             return;
         }
+        #[cfg(test)]
+        TRIANGLES_TESTED.with(|n| n.set(n.get() + 1));
         let [a, b, c] = v.map(|v| v.as_dvec3());
         // Most candidates lie wholly outside one plane or wholly inside all of them:
         // decide those from the vertices' plane values alone. A triangle wholly inside a

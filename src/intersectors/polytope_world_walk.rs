@@ -11,7 +11,15 @@
 //! would reduce to nothing; on littlest_tokyo's vehicle boxes, 3 023 of the 10 295
 //! triangles clipped, 10 % of the query's time). A triangle
 //! left is clipped exactly as the plain traversal clips it: by the polytope moved to its
-//! instance's frame (once per instance met), on the drawable's own vertices. The raw
+//! instance's frame (once per instance met), on the drawable's own vertices.
+//!
+//! A box inside every plane (three-mesh-bvh's `CONTAINED`; [`PlaneCuller::inside_every_plane`]
+//! with the outward pad on the inside too, since the clipping runs in the instances'
+//! frames) is taken whole: its triangles are hits as they are, with no test of theirs
+//! and no test of the boxes below it. Only a box within the polytope's bounds can be,
+//! so a polytope too narrow to hold a typical leaf (a vehicle's box on littlest_tokyo)
+//! does not look. On littlest_tokyo's query file of large boxes (~100 triangles each,
+//! half of them inside), 13 % fewer instructions and 15 % less time. The raw
 //! hits are then made hits one instance at a time, each instance a drawable visit, so
 //! every limit keeps what the plain traversal keeps.
 
@@ -27,7 +35,7 @@ use super::slot_runs::for_each_slot_run;
 use super::{PolytopeIntersector, PrimitiveMask};
 use crate::accel::{
     Aabb, BoxTriangleFilter, PlaneCuller, TriangleLanes, TriangleList, WorldBvh, WorldChild,
-    WorldFrame, FILTER_LANES,
+    WorldFrame, WorldNode, FILTER_LANES,
 };
 use crate::drawable::PrimitiveFunctor;
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
@@ -42,19 +50,41 @@ struct Met<'a> {
 }
 
 impl Met<'_> {
+    /// The drawable's primitive `primitive` (a triangle): its vertices and their
+    /// indices, when it is there.
+    #[inline]
+    fn triangle(&self, primitive: u32) -> Option<([Vec3; 3], [u32; 3])> {
+        let indices = self.list.triangle(primitive)?;
+        let vertex = |i: u32| self.vertices.get(i as usize).copied();
+        Some((
+            [
+                vertex(indices[0])?,
+                vertex(indices[1])?,
+                vertex(indices[2])?,
+            ],
+            indices,
+        ))
+    }
+
     /// Clips the drawable's primitive `primitive` (a triangle) with `functor`, which
     /// clips by this instance's planes.
     #[inline]
     fn clip(&self, functor: &mut PolytopeFunctor<'_>, primitive: u32) {
-        let Some(indices) = self.list.triangle(primitive) else {
-            return;
-        };
-        let vertex = |i: u32| self.vertices.get(i as usize).copied();
-        if let (Some(a), Some(b), Some(c)) =
-            (vertex(indices[0]), vertex(indices[1]), vertex(indices[2]))
-        {
-            functor.triangle([a, b, c], indices, primitive);
+        if let Some((corners, indices)) = self.triangle(primitive) {
+            functor.triangle(corners, indices, primitive);
         }
+    }
+
+    /// Keeps the drawable's primitive `primitive` (a triangle inside every plane) as a
+    /// hit of `functor` without clipping it; false when it is not there to keep.
+    #[inline]
+    fn keep_inside(&self, functor: &mut PolytopeFunctor<'_>, primitive: u32) -> bool {
+        let Some((corners, indices)) = self.triangle(primitive) else {
+            return false;
+        };
+        let before = functor.hit_count();
+        functor.triangle_inside(corners, indices, primitive);
+        functor.hit_count() > before
     }
 }
 
@@ -198,78 +228,105 @@ impl PolytopeIntersector {
         let mut wholes: SmallVec<[u32; 8]> = SmallVec::new();
         // The slot whose planes the functor clips by.
         let mut planes_of = usize::MAX;
-        world.walk_depth_first(
-            |node| {
-                // The polytope's box first: cheaper than its planes, and most boxes a
-                // small polytope's walk tests lie beside it. When that box hugs the
-                // polytope, the planes would keep almost every box it keeps (their
-                // test cost 9 % of a box query on littlest_tokyo): the leaves'
-                // triangles still meet them.
-                let lanes = match &query_bounds {
-                    Some(b) => node.boxes.intersecting(b),
-                    None => 0b1111,
-                };
-                if lanes == 0 || !boxes_meet_planes {
-                    return lanes;
-                }
-                culler().map_or(lanes, |c| lanes & c.overlapping(&node.boxes))
-            },
-            |node, lane| match node.child(lane) {
-                WorldChild::Triangles { first, count } if triangles_wanted => {
-                    let (lo, hi) = node.boxes.splat_lane(lane);
-                    let (mut group, end) = (first as usize, (first + count) as usize);
-                    while group < end {
-                        let records = &world.triangles()[group..group + FILTER_LANES];
-                        let lanes = (end - group).min(FILTER_LANES);
-                        group += FILTER_LANES;
-                        let decoded = TriangleLanes::decode(records, lo, hi, Vec3::ZERO);
-                        let all = (1 << lanes) - 1;
-                        let mut left =
-                            !culler().map_or(0, |c| c.triangles_outside(&decoded, lanes)) & all;
-                        if left != 0 {
-                            left &=
-                                !box_filter().map_or(0, |f| f.triangles_beside(&decoded, lanes));
+        // The polytope's box first: cheaper than its planes, and most boxes a small
+        // polytope's walk tests lie beside it. When that box hugs the polytope, the
+        // planes would keep almost every box it keeps (their test cost 9 % of a box
+        // query on littlest_tokyo): the leaves' triangles still meet them.
+        let enter = |node: &WorldNode| {
+            let lanes = match &query_bounds {
+                Some(b) => node.boxes.intersecting(b),
+                None => 0b1111,
+            };
+            if lanes == 0 || !boxes_meet_planes {
+                return lanes;
+            }
+            culler().map_or(lanes, |c| lanes & c.overlapping(&node.boxes))
+        };
+        let leaf = |node: &WorldNode, lane: usize, whole: bool| match node.child(lane) {
+            WorldChild::Triangles { first, count } if triangles_wanted && whole => {
+                let records = &world.triangles()[first as usize..(first + count) as usize];
+                for record in records {
+                    let Some((instance, primitive)) = context.index().locate(record.id) else {
+                        continue;
+                    };
+                    let slot = this.slot_of(context, &mut met, instance);
+                    let Some(m) = &met[slot] else { continue };
+                    if m.keep_inside(&mut functor, primitive) {
+                        raw_slots.push(slot as u32);
+                        if stop_at_first {
+                            return false;
                         }
-                        while left != 0 {
-                            let k = left.trailing_zeros() as usize;
-                            left &= left - 1;
-                            let Some((instance, primitive)) = context.index().locate(records[k].id)
-                            else {
-                                continue;
-                            };
-                            let slot = match context.slot(instance) {
-                                Some(slot) => slot as usize,
-                                None => {
-                                    let slot = met.len();
-                                    met.push(this.meet(context, instance));
-                                    context.set_slot(instance, slot as u32);
-                                    slot
-                                }
-                            };
-                            let Some(m) = &met[slot] else { continue };
-                            if planes_of != slot {
-                                functor.use_planes(&m.planes);
-                                planes_of = slot;
-                            }
-                            let before = functor.hit_count();
-                            m.clip(&mut functor, primitive);
-                            if functor.hit_count() > before {
-                                raw_slots.push(slot as u32);
-                                if stop_at_first {
-                                    return false;
-                                }
+                    }
+                }
+                true
+            }
+            WorldChild::Triangles { first, count } if triangles_wanted => {
+                let (lo, hi) = node.boxes.splat_lane(lane);
+                let (mut group, end) = (first as usize, (first + count) as usize);
+                while group < end {
+                    let records = &world.triangles()[group..group + FILTER_LANES];
+                    let lanes = (end - group).min(FILTER_LANES);
+                    group += FILTER_LANES;
+                    let decoded = TriangleLanes::decode(records, lo, hi, Vec3::ZERO);
+                    let all = (1 << lanes) - 1;
+                    let mut left =
+                        !culler().map_or(0, |c| c.triangles_outside(&decoded, lanes)) & all;
+                    if left != 0 {
+                        left &= !box_filter().map_or(0, |f| f.triangles_beside(&decoded, lanes));
+                    }
+                    while left != 0 {
+                        let k = left.trailing_zeros() as usize;
+                        left &= left - 1;
+                        let Some((instance, primitive)) = context.index().locate(records[k].id)
+                        else {
+                            continue;
+                        };
+                        let slot = this.slot_of(context, &mut met, instance);
+                        let Some(m) = &met[slot] else { continue };
+                        if planes_of != slot {
+                            functor.use_planes(&m.planes);
+                            planes_of = slot;
+                        }
+                        let before = functor.hit_count();
+                        m.clip(&mut functor, primitive);
+                        if functor.hit_count() > before {
+                            raw_slots.push(slot as u32);
+                            if stop_at_first {
+                                return false;
                             }
                         }
                     }
-                    true
                 }
-                WorldChild::Whole(k) => {
-                    wholes.push(k);
-                    true
-                }
-                _ => true,
-            },
-        );
+                true
+            }
+            WorldChild::Whole(k) => {
+                wholes.push(k);
+                true
+            }
+            _ => true,
+        };
+        // Boxes inside every plane are taken whole (only boxes within the polytope's
+        // bounds can be). Their triangles are clipped in their instances' frames: the
+        // margins allow for that rounding on the inside too.
+        let look_for_inside = self.may_hold_leaves(world);
+        let enter_or_take = |node: &WorldNode| {
+            let lanes = enter(node);
+            if !look_for_inside {
+                return (lanes, 0);
+            }
+            let maybe_inside = match &query_bounds {
+                Some(b) => lanes & node.boxes.within(b),
+                None => lanes,
+            };
+            if maybe_inside == 0 {
+                return (lanes, 0);
+            }
+            let inside = culler().map_or(0, |c| {
+                c.inside_every_plane(&node.boxes, c.margins_padded_both_ways())
+            });
+            (lanes, maybe_inside & inside)
+        };
+        world.walk_depth_first_taking_whole(enter_or_take, leaf);
         drop(functor);
         // Each instance's raw hits, as one visit of it, instance by instance. (Most
         // walks of a vehicle's box find none: then not even the grouping is set up.)
@@ -300,6 +357,39 @@ impl PolytopeIntersector {
         true
     }
 
+    /// Whether the walk looks for boxes inside every plane, to take them whole: unless
+    /// `world` holds no triangle, or the polytope is a box in world coordinates too
+    /// narrow to hold a typical leaf of it, as a vehicle's is on littlest_tokyo (0.005
+    /// triangles inside a query on average), where the search would cost the nodes it
+    /// meets 3.6 % more instructions for nothing.
+    fn may_hold_leaves(&self, world: &WorldBvh) -> bool {
+        match (self.world_bounds, self.polytope().oriented_box()) {
+            _ if world.triangle_count() == 0 => false,
+            (Some(_), Some(b)) => 2.0 * b.half.min_element() >= f64::from(world.leaf_extent()),
+            _ => true,
+        }
+    }
+
+    /// The slot of instance `k` among those the walk has met (`met`), meeting it now
+    /// when it is new.
+    #[inline]
+    fn slot_of<'a>(
+        &self,
+        context: &mut IndexContext<'a>,
+        met: &mut SmallVec<[Option<Met<'a>>; 8]>,
+        k: u32,
+    ) -> usize {
+        match context.slot(k) {
+            Some(slot) => slot as usize,
+            None => {
+                let slot = met.len();
+                met.push(self.meet(context, k));
+                context.set_slot(k, slot as u32);
+                slot
+            }
+        }
+    }
+
     /// What the walk keeps of instance `k`, or `None` when the traversal does not reach
     /// it.
     #[cold]
@@ -315,5 +405,107 @@ impl PolytopeIntersector {
             vertices: geometry.vertices(),
             list: TriangleList::of(geometry)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{DMat4, DQuat, DVec3, Vec3};
+
+    use super::super::polytope_intersector::TRIANGLES_TESTED;
+    use crate::accel::Placement;
+    use crate::prelude::*;
+
+    /// A 20 x 20 grid of triangles (two per cell) over `[0, 20]^2` in the plane z = 0.
+    fn grid() -> Geometry {
+        let mut vertices = Vec::new();
+        for j in 0..=20 {
+            for i in 0..=20 {
+                vertices.push(Vec3::new(i as f32, j as f32, 0.0));
+            }
+        }
+        let mut indices = Vec::new();
+        for j in 0..20 {
+            for i in 0..20 {
+                let a = j * 21 + i;
+                indices.extend([a, a + 1, a + 22, a, a + 22, a + 21]);
+            }
+        }
+        Geometry::new(vertices)
+            .with_primitive_set(PrimitiveSet::draw_elements_u32(
+                PrimitiveMode::Triangles,
+                indices,
+            ))
+            .unwrap()
+    }
+
+    /// The grid's transform: scaled, turned and moved, so that its triangles are
+    /// clipped in a frame other than the world tree's.
+    fn grid_to_world() -> DMat4 {
+        DMat4::from_scale_rotation_translation(
+            DVec3::splat(2.0),
+            DQuat::from_rotation_x(0.3) * DQuat::from_rotation_z(0.7),
+            DVec3::new(5.0, -3.0, 1.0),
+        )
+    }
+
+    /// The hits (primitive index and world polygon) of the box over the grid's
+    /// `[x0, x1] x [-3, 23]` (5 units above and below it: the world boxes of the turned
+    /// grid's leaves stick out of its cells and its plane), and how many triangles were tested against
+    /// its planes.
+    fn box_hits(x: (f64, f64), accelerated: bool) -> (Vec<(u32, Vec<DVec3>)>, usize) {
+        let mut scene = SceneGraph::new();
+        let root = scene.add_group("root");
+        let t = scene.add_transform("grid", grid_to_world()).unwrap();
+        let g = scene.add_geode("grid-geode");
+        let d = scene.add_drawable("grid", grid());
+        scene.add_drawable_to_geode(g, d).unwrap();
+        scene.add_child(t, g).unwrap();
+        scene.add_child(root, t).unwrap();
+        scene.build_acceleration();
+        let index = scene.scene_index(root).unwrap();
+        assert!(matches!(
+            index.instances()[0].placement,
+            Placement::Triangles { .. }
+        ));
+        // The box in the grid's frame, moved to the world with it (scale 2).
+        let m = grid_to_world();
+        let center = m.transform_point3(DVec3::new((x.0 + x.1) / 2.0, 10.0, 0.0));
+        let half = DVec3::new((x.1 - x.0) / 2.0, 13.0, 5.0) * 2.0;
+        let (_, rotation, _) = m.to_scale_rotation_translation();
+        let box_planes = Polytope::from_oriented_box(center, half, rotation).unwrap();
+        let mut polytope = PolytopeIntersector::new(box_planes);
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        TRIANGLES_TESTED.with(|n| n.set(0));
+        visitor.apply(&scene, root, &mut polytope).unwrap();
+        let tested = TRIANGLES_TESTED.with(|n| n.get());
+        let mut hits: Vec<(u32, Vec<DVec3>)> = (polytope.intersections().iter())
+            .map(|h| (h.primitive_index, h.polygon.to_vec()))
+            .collect();
+        hits.sort_by_key(|h| h.0);
+        (hits, tested)
+    }
+
+    #[test]
+    fn triangles_inside_every_plane_are_taken_whole_with_the_plain_traversals_hits() {
+        // The whole grid inside the box (by three units and more): every triangle a
+        // hit, its polygon the triangle itself, and none tested against the planes.
+        let (hits, tested) = box_hits((-3.0, 23.0), true);
+        let (plain, plain_tested) = box_hits((-3.0, 23.0), false);
+        assert_eq!(hits.len(), 800);
+        assert_eq!(hits, plain);
+        assert!(hits.iter().all(|(_, polygon)| polygon.len() == 3));
+        assert_eq!((tested, plain_tested), (0, 800));
+        // The box ends at x = 10.5, across a column of cells: the triangles there are
+        // clipped, the others taken whole or left out.
+        let (hits, tested) = box_hits((-3.0, 10.5), true);
+        let (plain, plain_tested) = box_hits((-3.0, 10.5), false);
+        assert_eq!(hits.len(), 11 * 40);
+        assert_eq!(hits, plain);
+        // The 40 across the face, and the others of the leaves they share (not many:
+        // the rest are taken whole).
+        assert!((40..=80).contains(&tested), "{tested} tested");
+        assert_eq!(plain_tested, 800);
     }
 }
