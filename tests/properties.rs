@@ -680,6 +680,43 @@ proptest! {
     }
 }
 
+/// Boxes 12 to 40 units across, over the big scenes' meshes (whose random triangles
+/// span their 8-unit cube, or 16 scaled): large enough to hold leaves and whole
+/// subtrees of the world tree and of the drawables' own trees, which the walks then
+/// take whole.
+fn big_box() -> impl Strategy<Value = Query> {
+    (point(), prop::array::uniform3(6.0f64..20.0), unit_quat()).prop_map(|(c, h, q)| {
+        let planes = Polytope::from_oriented_box(c, DVec3::from_array(h), q).unwrap();
+        Query::Polytope(planes.planes().to_vec())
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..config() })]
+
+    /// Big boxes answer on every code path exactly as the plain traversal does (the
+    /// subtrees taken whole change nothing), under every limit but `One`, and the plain
+    /// answer agrees with the reference.
+    #[test]
+    fn big_boxes_answer_as_the_plain_traversal(spec in big_scene_spec(), q in big_box()) {
+        let (scene, root, _) = build(&spec, None);
+        for limit in [
+            IntersectionLimit::None,
+            IntersectionLimit::OnePerDrawable,
+            IntersectionLimit::Nearest,
+        ] {
+            let plain = reference::run_query(&scene, root, &q, limit).unwrap();
+            if limit == IntersectionLimit::None {
+                check_against_reference(&scene, root, &q, &plain, "plain visitor")?;
+            }
+            for (name, run) in &CODE_PATHS[1..] {
+                let hits = run(&scene, root, &q, limit, &Traversal::DEFAULT).unwrap();
+                prop_assert_eq!(&hits, &plain, "{} {:?}", name, limit);
+            }
+        }
+    }
+}
+
 /// A case `big_meshes_equal_brute_force` once drew (about one run in 250): triangle 10
 /// of the mesh, (-3, 2, 1) (-1, -2, 1) (0, -4, 1), has its three vertices in a line,
 /// which the transforms leave a sliver 10^-15 wide in world space, 0.65 from the ball's
