@@ -399,11 +399,12 @@ impl PlaneCuller {
     }
 
     /// Which of the first `count` decoded triangles of a leaf (in world coordinates:
-    /// decoded with the origin at zero) are certainly outside one plane: all three
+    /// decoded with the origin at zero) are certainly outside one of the `active` planes
+    /// (bit `k` for plane `k`; a walk passes those its leaf's box may cross): all three
     /// corners below it by more than the margins given at construction and the
     /// decoding's error. Bit `k` set for triangle `k`; the others may meet the polytope.
     #[inline]
-    pub fn triangles_outside(&self, t: &TriangleLanes, count: usize) -> u32 {
+    pub fn triangles_outside(&self, t: &TriangleLanes, count: usize, active: u64) -> u32 {
         let valid = (1u32 << count) - 1;
         let outside_of = |nx: f32, ny: f32, nz: f32, offset: f32, below: f32| {
             let value = |p: &[Vec4; 3]| {
@@ -419,30 +420,32 @@ impl PlaneCuller {
         // A unit normal: a corner off by `error` changes its value by at most that.
         let slack = self.margins.outside + t.error;
         let mut outside = 0;
-        match &self.planes {
-            CullPlanes::Lanes(l) => {
-                for k in 0..self.count {
+        let mut remaining = active & self.all_planes();
+        while remaining != 0 {
+            let k = remaining.trailing_zeros() as usize;
+            remaining &= remaining - 1;
+            outside |= match &self.planes {
+                CullPlanes::Lanes(l) => {
                     let (q, lane) = (k / 4, k % 4);
-                    outside |= outside_of(
+                    outside_of(
                         l.nx[q][lane],
                         l.ny[q][lane],
                         l.nz[q][lane],
                         l.offset[q][lane],
                         -(l.offset_margin[q][lane] + slack),
-                    );
+                    )
                 }
-            }
-            CullPlanes::Many(planes) => {
-                for p in planes {
-                    outside |= outside_of(
+                CullPlanes::Many(planes) => {
+                    let p = &planes[k];
+                    outside_of(
                         p.normal.x,
                         p.normal.y,
                         p.normal.z,
                         p.offset,
                         -(p.offset_margin + slack),
-                    );
+                    )
                 }
-            }
+            };
         }
         outside & valid
     }

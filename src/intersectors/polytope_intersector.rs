@@ -504,9 +504,12 @@ pub(super) struct RawHit {
 
 #[cfg(test)]
 thread_local! {
-    /// How many triangles the functors of this thread have tested against their planes:
-    /// what the walks that take triangles inside every plane whole save, for their tests.
-    pub(super) static TRIANGLES_TESTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many triangles the functors of this thread have tested against their planes,
+    /// and against how many planes in all: what the walks that take triangles inside
+    /// every plane whole, and leave out the planes a leaf is inside, save, for their
+    /// tests.
+    pub(super) static TRIANGLES_TESTED: std::cell::Cell<(usize, usize)> =
+        const { std::cell::Cell::new((0, 0)) };
 }
 
 pub(super) struct PolytopeFunctor<'a> {
@@ -557,10 +560,23 @@ impl<'a> PolytopeFunctor<'a> {
         Self::new(&[], mask, out, points)
     }
 
-    /// Clips by all of `planes` from now on.
-    pub(super) fn use_planes(&mut self, planes: &[DVec4]) {
+    /// Clips by the planes of `planes` whose bits are set in `mask` (bit `k` for
+    /// `planes[k]`; `None`: all of them) from now on: a walk leaves out the planes a
+    /// leaf's box is inside.
+    pub(super) fn use_planes(&mut self, planes: &[DVec4], mask: Option<u64>) {
         self.planes.clear();
-        self.planes.extend_from_slice(planes);
+        let Some(mask) = mask else {
+            self.planes.extend_from_slice(planes);
+            return;
+        };
+        let mut remaining = mask;
+        while remaining != 0 {
+            let k = remaining.trailing_zeros() as usize;
+            remaining &= remaining - 1;
+            if let Some(&p) = planes.get(k) {
+                self.planes.push(p);
+            }
+        }
     }
 
     /// Keeps triangle `primitive_index` (vertices `v`, `indices`) as the hit
@@ -666,7 +682,10 @@ impl PrimitiveFunctor for PolytopeFunctor<'_> {
             return;
         }
         #[cfg(test)]
-        TRIANGLES_TESTED.with(|n| n.set(n.get() + 1));
+        TRIANGLES_TESTED.with(|n| {
+            let (triangles, planes) = n.get();
+            n.set((triangles + 1, planes + self.planes.len()));
+        });
         let [a, b, c] = v.map(|v| v.as_dvec3());
         // Most candidates lie wholly outside one plane or wholly inside all of them:
         // decide those from the vertices' plane values alone. A triangle wholly inside a
