@@ -691,8 +691,43 @@ fn big_box() -> impl Strategy<Value = Query> {
     })
 }
 
+/// Polytopes of 9 to 16 planes, each `r` (1 to 12 units) from a centre, around the ball
+/// there (unbounded where the normals leave a direction open): more planes than the
+/// culler's lanes hold, so their `f32` tests take the per-plane path, and large enough
+/// that many leaves lie inside some of the planes and not others.
+fn many_plane_polytope() -> impl Strategy<Value = Query> {
+    let normal = prop::array::uniform3(-1.0f64..1.0)
+        .prop_filter_map("a direction", |n| DVec3::from_array(n).try_normalize());
+    (point(), 1.0f64..12.0, prop::collection::vec(normal, 9..=16)).prop_map(|(c, r, normals)| {
+        // Inward normal `n`: n · (x − c) + r >= 0.
+        Query::Polytope(normals.iter().map(|n| n.extend(r - n.dot(c))).collect())
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..config() })]
+
+    /// Polytopes of many planes answer on every code path exactly as the plain
+    /// traversal does (the planes a node or leaf is inside, left out of its tests, and
+    /// the subtrees taken whole change nothing), and the plain answer agrees with the
+    /// reference.
+    #[test]
+    fn many_plane_polytopes_answer_as_the_plain_traversal(
+        spec in big_scene_spec(),
+        q in many_plane_polytope(),
+    ) {
+        let (scene, root, _) = build(&spec, None);
+        for limit in [IntersectionLimit::None, IntersectionLimit::OnePerDrawable] {
+            let plain = reference::run_query(&scene, root, &q, limit).unwrap();
+            if limit == IntersectionLimit::None {
+                check_against_reference(&scene, root, &q, &plain, "plain visitor")?;
+            }
+            for (name, run) in &CODE_PATHS[1..] {
+                let hits = run(&scene, root, &q, limit, &Traversal::DEFAULT).unwrap();
+                prop_assert_eq!(&hits, &plain, "{} {:?}", name, limit);
+            }
+        }
+    }
 
     /// Big boxes answer on every code path exactly as the plain traversal does (the
     /// subtrees taken whole change nothing), under every limit but `One`, and the plain
