@@ -704,51 +704,49 @@ fn many_plane_polytope() -> impl Strategy<Value = Query> {
     })
 }
 
+/// `q` answers on every code path exactly as the plain traversal does, under every limit
+/// but `One` (any hit), and the plain answer agrees with the reference.
+fn every_path_answers_as_the_plain_traversal(
+    spec: &SceneSpec,
+    q: &Query,
+) -> Result<(), TestCaseError> {
+    let (scene, root, _) = build(spec, None);
+    for limit in [
+        IntersectionLimit::None,
+        IntersectionLimit::OnePerDrawable,
+        IntersectionLimit::Nearest,
+    ] {
+        let plain = reference::run_query(&scene, root, q, limit).unwrap();
+        if limit == IntersectionLimit::None {
+            check_against_reference(&scene, root, q, &plain, "plain visitor")?;
+        }
+        for (name, run) in &CODE_PATHS[1..] {
+            let hits = run(&scene, root, q, limit, &Traversal::DEFAULT).unwrap();
+            prop_assert_eq!(&hits, &plain, "{} {:?}", name, limit);
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..config() })]
 
-    /// Polytopes of many planes answer on every code path exactly as the plain
-    /// traversal does (the planes a node or leaf is inside, left out of its tests, and
-    /// the subtrees taken whole change nothing), and the plain answer agrees with the
-    /// reference.
+    /// Polytopes of many planes answer as the plain traversal does: the planes a node
+    /// or leaf is inside, left out of its tests, and the subtrees taken whole change
+    /// nothing.
     #[test]
     fn many_plane_polytopes_answer_as_the_plain_traversal(
         spec in big_scene_spec(),
         q in many_plane_polytope(),
     ) {
-        let (scene, root, _) = build(&spec, None);
-        for limit in [IntersectionLimit::None, IntersectionLimit::OnePerDrawable] {
-            let plain = reference::run_query(&scene, root, &q, limit).unwrap();
-            if limit == IntersectionLimit::None {
-                check_against_reference(&scene, root, &q, &plain, "plain visitor")?;
-            }
-            for (name, run) in &CODE_PATHS[1..] {
-                let hits = run(&scene, root, &q, limit, &Traversal::DEFAULT).unwrap();
-                prop_assert_eq!(&hits, &plain, "{} {:?}", name, limit);
-            }
-        }
+        every_path_answers_as_the_plain_traversal(&spec, &q)?;
     }
 
-    /// Big boxes answer on every code path exactly as the plain traversal does (the
-    /// subtrees taken whole change nothing), under every limit but `One`, and the plain
-    /// answer agrees with the reference.
+    /// Big boxes answer as the plain traversal does: the subtrees taken whole change
+    /// nothing.
     #[test]
     fn big_boxes_answer_as_the_plain_traversal(spec in big_scene_spec(), q in big_box()) {
-        let (scene, root, _) = build(&spec, None);
-        for limit in [
-            IntersectionLimit::None,
-            IntersectionLimit::OnePerDrawable,
-            IntersectionLimit::Nearest,
-        ] {
-            let plain = reference::run_query(&scene, root, &q, limit).unwrap();
-            if limit == IntersectionLimit::None {
-                check_against_reference(&scene, root, &q, &plain, "plain visitor")?;
-            }
-            for (name, run) in &CODE_PATHS[1..] {
-                let hits = run(&scene, root, &q, limit, &Traversal::DEFAULT).unwrap();
-                prop_assert_eq!(&hits, &plain, "{} {:?}", name, limit);
-            }
-        }
+        every_path_answers_as_the_plain_traversal(&spec, &q)?;
     }
 }
 
