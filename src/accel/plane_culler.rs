@@ -102,6 +102,30 @@ struct Lanes {
     offset_margin: [Vec4; QUADS],
 }
 
+impl Lanes {
+    /// Plane `4q + lane`'s value at a corner of each of four boxes: per axis, the
+    /// larger (`Vec4::max`: the corner furthest inside the plane) or the smaller
+    /// (`Vec4::min`: furthest outside) of the normal component times the box's bounds.
+    #[inline(always)]
+    fn corner_values(
+        &self,
+        q: usize,
+        lane: usize,
+        b: &Aabb4,
+        pick: fn(Vec4, Vec4) -> Vec4,
+    ) -> Vec4 {
+        let (nx, ny, nz) = (
+            Vec4::splat(self.nx[q][lane]),
+            Vec4::splat(self.ny[q][lane]),
+            Vec4::splat(self.nz[q][lane]),
+        );
+        let x = pick(nx * b.min_x, nx * b.max_x);
+        let y = pick(ny * b.min_y, ny * b.max_y);
+        let z = pick(nz * b.min_z, nz * b.max_z);
+        x + y + z + Vec4::splat(self.offset[q][lane])
+    }
+}
+
 /// [`Lanes`] being filled, one plain array per component: writing a `Vec4` lane by
 /// index costs a branch per write. Lanes past the planes are unused (a plane every box
 /// is inside).
@@ -324,26 +348,13 @@ impl PlaneCuller {
         let l = match &self.planes {
             CullPlanes::Lanes(l) => l,
             CullPlanes::Many(planes) => {
-                let all = self.all_planes();
-                return (0..4)
-                    .filter(|&lane| {
-                        Self::classify_one_by_one(planes, &b.get(lane), all, margins).is_some()
-                    })
-                    .fold(0, |mask, lane| mask | 1 << lane);
+                return self.four_one_by_one(planes, b, margins, |c| c.is_some());
             }
         };
         let mut outside = 0;
         for k in 0..self.count {
             let (q, lane) = (k / 4, k % 4);
-            let (nx, ny, nz) = (
-                Vec4::splat(l.nx[q][lane]),
-                Vec4::splat(l.ny[q][lane]),
-                Vec4::splat(l.nz[q][lane]),
-            );
-            let x = (nx * b.min_x).max(nx * b.max_x);
-            let y = (ny * b.min_y).max(ny * b.max_y);
-            let z = (nz * b.min_z).max(nz * b.max_z);
-            let far = x + y + z + Vec4::splat(l.offset[q][lane]);
+            let far = l.corner_values(q, lane, b, Vec4::max);
             let below = -(l.offset_margin[q][lane] + margins.outside);
             outside |= far.cmplt(Vec4::splat(below)).bitmask();
         }
@@ -372,26 +383,13 @@ impl PlaneCuller {
         let l = match &self.planes {
             CullPlanes::Lanes(l) => l,
             CullPlanes::Many(planes) => {
-                let all = self.all_planes();
-                return (0..4)
-                    .filter(|&lane| {
-                        Self::classify_one_by_one(planes, &b.get(lane), all, margins) == Some(0)
-                    })
-                    .fold(0, |mask, lane| mask | 1 << lane);
+                return self.four_one_by_one(planes, b, margins, |c| c == Some(0));
             }
         };
         let mut inside = 0b1111;
         for k in 0..self.count {
             let (q, lane) = (k / 4, k % 4);
-            let (nx, ny, nz) = (
-                Vec4::splat(l.nx[q][lane]),
-                Vec4::splat(l.ny[q][lane]),
-                Vec4::splat(l.nz[q][lane]),
-            );
-            let x = (nx * b.min_x).min(nx * b.max_x);
-            let y = (ny * b.min_y).min(ny * b.max_y);
-            let z = (nz * b.min_z).min(nz * b.max_z);
-            let near = x + y + z + Vec4::splat(l.offset[q][lane]);
+            let near = l.corner_values(q, lane, b, Vec4::min);
             let above = l.offset_margin[q][lane] + margins.inside;
             inside &= near.cmpgt(Vec4::splat(above)).bitmask();
         }
@@ -448,6 +446,29 @@ impl PlaneCuller {
             };
         }
         outside & valid
+    }
+
+    /// Which of four boxes [`classify_one_by_one`](Self::classify_one_by_one) against
+    /// every plane gives a classification `keep` accepts (bit `k` for box `k`): the
+    /// four-box tests for more planes than the lanes hold.
+    fn four_one_by_one(
+        &self,
+        planes: &[CullPlane],
+        b: &Aabb4,
+        margins: BoxMargins,
+        keep: impl Fn(Option<u64>) -> bool,
+    ) -> u32 {
+        let all = self.all_planes();
+        (0..4)
+            .filter(|&lane| {
+                keep(Self::classify_one_by_one(
+                    planes,
+                    &b.get(lane),
+                    all,
+                    margins,
+                ))
+            })
+            .fold(0, |mask, lane| mask | 1 << lane)
     }
 
     /// [`PlaneCuller::classify_with`] for more than [`LANES`] planes.
