@@ -51,6 +51,11 @@ pub const MAX_WORLD_TRIANGLES: usize = (1 << 27) - FILTER_LANES;
 /// The most whole items a [`WorldBvh`] holds.
 pub const MAX_WHOLE_ITEMS: usize = 1 << 29;
 
+// A tree has fewer nodes than items, so a node's index, its reference, stays below
+// 2^30: bits 30 and 31 of a node reference are clear (the segment's nearest-first walk
+// keeps a lane there while it sorts a node's children).
+const _: () = assert!(MAX_WORLD_TRIANGLES + MAX_WHOLE_ITEMS <= 1 << 30);
+
 /// Child reference tags (top bits): a node (bit 31 clear), a leaf of triangles (`10`),
 /// a whole item (`11`); [`NO_CHILD`] for an unused lane.
 const LEAF_TAG: u32 = 0x8000_0000;
