@@ -62,10 +62,10 @@ impl WideNode {
 /// higher lane first (so that, pushed in this order, the left one comes off a stack
 /// first), and how many there are.
 ///
-/// Sorted without a branch on the keys (sorted by insertion, a walk mispredicted
-/// about once a node): by a network of five compare-exchanges on integer codes, the
-/// key's bits made to order as the keys do (any key but NaN; -0 as +0), then the lane; 0 for the
-/// lanes left out.
+/// Sorted without a branch on the keys (sorted by insertion, a walk mispredicted about
+/// once a node): by a network of five compare-exchanges on integer codes, the key's
+/// bits made to order as the keys do (any key but NaN; -0 as +0), then the lane; 0 for
+/// the lanes left out.
 #[inline(always)]
 fn farthest_first(lanes: u32, keys: &[f32; 4]) -> ([usize; 4], usize) {
     let code = |lane: usize| {

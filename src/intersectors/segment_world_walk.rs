@@ -137,11 +137,12 @@ const LANE_BITS: u32 = 0b11 << 30;
 /// order; and how many there are (the places past them hold 0).
 ///
 /// A child is packed as an integer that orders as the children are to be visited: the
-/// key's bits plus one (which order as the keys do, keys being neither negative nor NaN)
-/// above two bits for the lane (bits 30 and 31 of the reference, which a node reference
-/// leaves clear: see [`MAX_WORLD_TRIANGLES`](crate::accel::MAX_WORLD_TRIANGLES)) and
-/// the reference; 0 for the lanes left out. Sorted without a branch on the keys, by a
-/// network of five compare-exchanges. (The nearest-first walk sorts the children it
+/// key's bits plus one (which order as the keys do, keys being neither negative, `-0`
+/// nor NaN) above two bits for the lane (bits 30 and 31 of the reference, which a node
+/// reference leaves clear: see
+/// [`MAX_WORLD_TRIANGLES`](crate::accel::MAX_WORLD_TRIANGLES)) and the reference; 0 for
+/// the lanes left out. Sorted without a branch on the keys, by a network of five
+/// compare-exchanges. (The nearest-first walk sorts the children it
 /// enters here: sorted by insertion, with a branch per comparison that the keys decide,
 /// it mispredicted about once a node: littlest_tokyo, nearest segments, callgrind's
 /// branch simulation, 34 mispredictions a query, 23 with this.)
@@ -282,7 +283,9 @@ impl<'a> Walk<'_, '_, 'a> {
             let within = entries.keys.cmple(Vec4::splat(self.limit32)).bitmask();
             let entered = entries.mask & node.lanes() & within;
             let not_nodes = node.not_nodes();
-            let keys = entries.keys.to_array();
+            // (`+ 0`: a key of -0, which the slab's `max` with 0 may give where glam
+            // has no SIMD, is +0 to `farthest_first`.)
+            let keys = (entries.keys + Vec4::ZERO).to_array();
             let mut leaves = entered & not_nodes;
             while leaves != 0 {
                 // The nearest first; none keyed past the best hit found meanwhile.
@@ -570,7 +573,7 @@ mod tests {
                 .map(|k| (references[k], keys[k]))
                 .collect();
             // Stable: equal keys keep lane order.
-            expected.sort_by(|a, b| b.1.total_cmp(&a.1));
+            expected.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
             let (sorted, count) = farthest_first(lanes, &keys, &references);
             assert_eq!(count, expected.len());
             let references: Vec<u32> = sorted[..count]
