@@ -45,8 +45,8 @@ pub use primitive_bvh::{PackedPrimitive, PrimitiveBvh, MAX_ACCELERATED_PRIMITIVE
 pub use scene_index::{Gate, Instance, Placement, SceneIndex};
 pub use segment_filter::{LeafReach, SegmentFilter};
 pub use segment_slab::{SegmentSlab, WideSegmentSlab};
-pub(crate) use walk_stack::push_lanes;
 pub use walk_stack::WalkStack;
+pub(crate) use walk_stack::{push_lanes, sort_four_descending};
 pub use wide_bvh::{WideBvh, WideNode};
 pub use world_bvh::{
     decode_reference, WorldBvh, WorldChild, WorldItem, WorldNode, FILTER_LANES, LEAF_TRIANGLES,

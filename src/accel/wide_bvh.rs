@@ -15,6 +15,7 @@ use smallvec::SmallVec;
 
 use super::aabb4::{Aabb4, WideEntries};
 use super::bvh::{Aabb, Bvh, OrderedVisitor};
+use super::walk_stack::sort_four_descending;
 
 /// Bits of a child reference holding a leaf's first item or a node's index; the top
 /// four hold a leaf's item count (0 for a node), as in [`BvhNode`](super::BvhNode).
@@ -62,10 +63,9 @@ impl WideNode {
 /// higher lane first (so that, pushed in this order, the left one comes off a stack
 /// first), and how many there are.
 ///
-/// Sorted without a branch on the keys (sorted by insertion, a walk mispredicted about
-/// once a node): by a network of five compare-exchanges on integer codes, the key's
-/// bits made to order as the keys do (any key but NaN; -0 as +0), then the lane; 0 for
-/// the lanes left out.
+/// Sorted without a branch on the keys by [`sort_four_descending`], as integer codes:
+/// the key's bits made to order as the keys do (any key but NaN; -0 as +0), then the
+/// lane; 0 for the lanes left out.
 #[inline(always)]
 fn farthest_first(lanes: u32, keys: &[f32; 4]) -> ([usize; 4], usize) {
     let code = |lane: usize| {
@@ -82,11 +82,7 @@ fn farthest_first(lanes: u32, keys: &[f32; 4]) -> ([usize; 4], usize) {
         ((u64::from(ordered) + 1) << 2 | lane as u64) & on
     };
     let mut codes = [code(0), code(1), code(2), code(3)];
-    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
-        let (a, b) = (codes[i], codes[j]);
-        codes[i] = a.max(b);
-        codes[j] = a.min(b);
-    }
+    sort_four_descending(&mut codes);
     (codes.map(|c| (c & 3) as usize), lanes.count_ones() as usize)
 }
 
@@ -428,12 +424,10 @@ mod tests {
             0.5,
             3.0e38,
         ];
-        let mut seed = 5u32;
+        let mut rng = crate::test_rng::XorShift::new(5);
         for round in 0..4000 {
-            let mut next = || {
-                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (seed >> 16) as usize
-            };
+            // 16 random bits.
+            let mut next = || (rng.next() * 65_536.0) as usize;
             let keys = [0; 4].map(|_| values[next() % values.len()]);
             let lanes = (round % 16) as u32;
             let mut expected: Vec<usize> = (0..4).rev().filter(|k| lanes & (1 << k) != 0).collect();

@@ -25,8 +25,8 @@ use super::segment_hit_store::{compare_across, PendingHit};
 use super::world_candidate;
 use super::{intersect_segment_triangle_up_to, LineSegmentIntersector, PrimitiveKind};
 use crate::accel::{
-    f32_at_least, push_lanes, Aabb, LeafTriangle, SegmentFilter, TriangleList, WalkStack, WorldBvh,
-    WorldChild, WorldNode, FILTER_LANES,
+    f32_at_least, push_lanes, sort_four_descending, Aabb, LeafTriangle, SegmentFilter,
+    TriangleList, WalkStack, WorldBvh, WorldChild, WorldNode, FILTER_LANES,
 };
 use crate::visitor::{IndexContext, IntersectionLimit, Intersector};
 
@@ -141,11 +141,9 @@ const LANE_BITS: u32 = 0b11 << 30;
 /// nor NaN) above two bits for the lane (bits 30 and 31 of the reference, which a node
 /// reference leaves clear: see
 /// [`MAX_WORLD_TRIANGLES`](crate::accel::MAX_WORLD_TRIANGLES)) and the reference; 0 for
-/// the lanes left out. Sorted without a branch on the keys, by a network of five
-/// compare-exchanges. (The nearest-first walk sorts the children it
-/// enters here: sorted by insertion, with a branch per comparison that the keys decide,
-/// it mispredicted about once a node: littlest_tokyo, nearest segments, callgrind's
-/// branch simulation, 34 mispredictions a query, 23 with this.)
+/// the lanes left out; sorted by [`sort_four_descending`], without a branch on the keys
+/// (littlest_tokyo, nearest segments, callgrind's branch simulation: 34 mispredictions
+/// a query with the insertion sort this replaced, 23 with this).
 #[inline(always)]
 fn farthest_first(lanes: u32, keys: &[f32; 4], references: &[u32; 4]) -> ([u64; 4], usize) {
     let packed = |lane: usize| {
@@ -154,11 +152,7 @@ fn farthest_first(lanes: u32, keys: &[f32; 4], references: &[u32; 4]) -> ([u64; 
         (key_code(keys[lane]) << 32 | order | u64::from(references[lane])) & on
     };
     let mut sorted = [packed(0), packed(1), packed(2), packed(3)];
-    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
-        let (a, b) = (sorted[i], sorted[j]);
-        sorted[i] = a.max(b);
-        sorted[j] = a.min(b);
-    }
+    sort_four_descending(&mut sorted);
     (sorted, lanes.count_ones() as usize)
 }
 
@@ -559,12 +553,10 @@ mod tests {
     fn children_are_ordered_farthest_first_with_ties_in_lane_order() {
         // Keys from a few values, so that ties are common; every mask of lanes.
         let values: [f32; 8] = [0.0, 0.0, 0.25, 0.5, 1.0, 0.25, 3.0e-39, 1.0e-7];
-        let mut seed = 7u32;
+        let mut rng = crate::test_rng::XorShift::new(7);
         for round in 0..4000 {
-            let mut next = || {
-                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (seed >> 16) as usize
-            };
+            // 16 random bits.
+            let mut next = || (rng.next() * 65_536.0) as usize;
             let keys = [0; 4].map(|_| values[next() % values.len()]);
             let references = [0; 4].map(|_| (next() as u32) << 14 | next() as u32 & 0x3FFF);
             let lanes = (round % 15 + 1) as u32;
