@@ -1,5 +1,9 @@
 //! Property tests of the collision toolkit against brute-force references.
 
+#[path = "support/cases.rs"]
+mod cases;
+
+use cases::cases;
 use glam::{DQuat, DVec3};
 use proptest::prelude::*;
 use scene_intersect::collide::{
@@ -120,7 +124,12 @@ fn check_against_substeps(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig {
+        cases: cases(512),
+        // Rejected draws grow with the cases.
+        max_global_rejects: cases(1024),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn obb_test_agrees_with_brute_force_sat(a in obb(), b in obb()) {
@@ -133,7 +142,12 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(ProptestConfig {
+        cases: cases(128),
+        // Rejected draws grow with the cases.
+        max_global_rejects: cases(1024),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn sphere_plane_toi_agrees_with_substeps(

@@ -11,9 +11,12 @@
 //! balls. Contacts within a tolerance band of a boundary are left to either answer (see
 //! the reference's `Verdict`); everything else must agree exactly.
 
+#[path = "support/cases.rs"]
+mod cases;
 #[path = "support/reference.rs"]
 mod reference;
 
+use cases::cases;
 use glam::{DMat4, DQuat, DVec3, Vec3};
 use proptest::prelude::*;
 use reference::{Hit, Query, Traversal, CODE_PATHS};
@@ -478,7 +481,7 @@ fn check_under(
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: 96,
+        cases: cases(96),
         failure_persistence: None,
         ..ProptestConfig::default()
     }
@@ -623,7 +626,7 @@ proptest! {
 proptest! {
     // Cheap cases (small scenes), and a stale part shows only when a query meets it:
     // more of them than the other properties run.
-    #![proptest_config(ProptestConfig { cases: 384, ..config() })]
+    #![proptest_config(ProptestConfig { cases: cases(384), ..config() })]
 
     /// Edits after the first queries (which build every bound and acceleration
     /// structure: scene index, world tree, primitive trees) leave nothing stale: after
@@ -663,7 +666,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..config() })]
+    #![proptest_config(ProptestConfig { cases: cases(48), ..config() })]
 
     /// With meshes of a few hundred primitives (placed in the world tree, see
     /// `tests/world_tree.rs`), every code path still finds every primitive clearly hit
@@ -729,7 +732,7 @@ fn every_path_answers_as_the_plain_traversal(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..config() })]
+    #![proptest_config(ProptestConfig { cases: cases(48), ..config() })]
 
     /// Polytopes of many planes answer as the plain traversal does: the planes a node
     /// or leaf is inside, left out of its tests, and the subtrees taken whole change
