@@ -73,6 +73,16 @@ fn brute_force_sat_gap(a: &Obb, b: &Obb) -> f64 {
     best
 }
 
+/// `default_cases` cases (scaled by `PROPERTY_SCALE`), and as many more rejected draws
+/// allowed as the cases grow.
+fn config(default_cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases: cases(default_cases),
+        max_global_rejects: cases(ProptestConfig::default().max_global_rejects),
+        ..ProptestConfig::default()
+    }
+}
+
 /// Checks a time of impact against fine sub-stepping of the gap function
 /// (positive when apart). The shapes start apart (`gap(0) > 0`).
 fn check_against_substeps(
@@ -124,12 +134,7 @@ fn check_against_substeps(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(512),
-        // Rejected draws grow with the cases.
-        max_global_rejects: cases(1024),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(512))]
 
     #[test]
     fn obb_test_agrees_with_brute_force_sat(a in obb(), b in obb()) {
@@ -142,12 +147,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(128),
-        // Rejected draws grow with the cases.
-        max_global_rejects: cases(1024),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(128))]
 
     #[test]
     fn sphere_plane_toi_agrees_with_substeps(
