@@ -2,9 +2,11 @@
 //!
 //! Top-down, as in Wald, "On fast Construction of SAH-based Bounding Volume
 //! Hierarchies" (2007): at every range the item centres are binned into up to 32 slots
-//! along each of the three axes (fewer for small ranges, and one axis below
-//! `SMALL_RANGE` items), the surface area heuristic is evaluated at the boundaries
-//! between bins, and the items are partitioned at the cheapest.
+//! along each of the three axes (fewer for small ranges), the surface area heuristic is
+//! evaluated at the boundaries between bins, and the items are partitioned at the
+//! cheapest. (Small ranges were once binned along their widest axis only, for a build
+//! 3–5 % faster; the three axes' trees save segment queries 2 % of their instructions
+//! and 3–4 % of their time on littlest_tokyo and zdm2.)
 //! Leaves hold at most `max_leaf` items (the four lanes of one SIMD test); the cost of a
 //! side counts its items in blocks of that size, so splits that fill whole leaves win
 //! (Embree's rule). Items that must be visited alone (a whole instance) never share a
@@ -18,7 +20,8 @@ use glam::Vec3A;
 
 use super::Aabb;
 
-/// Ranges of at most this many items are binned along one axis.
+/// Ranges of at most this many items are binned in one set of bins (see
+/// `choose_split`).
 const SMALL_RANGE: usize = 64;
 
 /// Bins per axis.
@@ -529,41 +532,28 @@ fn choose_split(records: &[ItemBox], block: usize, bins: &mut [[Bin; BINS]; 3]) 
     for axis_bins in bins.iter_mut() {
         axis_bins[..bins_used].fill(Bin::EMPTY);
     }
-    // Small ranges are binned along their widest axis only: the three axes cost three
-    // times as much there for trees hardly better.
-    let only = (records.len() <= SMALL_RANGE).then(|| {
-        if extent.x >= extent.y && extent.x >= extent.z {
-            0
-        } else if extent.y >= extent.z {
-            1
-        } else {
-            2
+    if records.len() <= SMALL_RANGE {
+        // One set of bins: the second set below costs more to clear and merge than it
+        // saves here.
+        for r in records.iter() {
+            binning.add(bins, r);
         }
-    });
-    match only {
-        Some(axis) => {
-            for r in records.iter() {
-                let k = binning.slot(r.min[axis] + r.max[axis], axis);
-                bins[axis][k].add(r.min, r.max);
-            }
+    } else {
+        // Every other record goes to a second set of bins, merged at the end:
+        // consecutive records often share a bin, and each update of a bin waits for
+        // the one before (a quarter of the binning's time on littlest_tokyo).
+        let mut odd = [[Bin::EMPTY; BINS]; 3];
+        let mut pairs = records.chunks_exact(2);
+        for pair in &mut pairs {
+            binning.add(bins, &pair[0]);
+            binning.add(&mut odd, &pair[1]);
         }
-        None => {
-            // Every other record goes to a second set of bins, merged at the end:
-            // consecutive records often share a bin, and each update of a bin waits for
-            // the one before (a quarter of the binning's time on littlest_tokyo).
-            let mut odd = [[Bin::EMPTY; BINS]; 3];
-            let mut pairs = records.chunks_exact(2);
-            for pair in &mut pairs {
-                binning.add(bins, &pair[0]);
-                binning.add(&mut odd, &pair[1]);
-            }
-            for r in pairs.remainder() {
-                binning.add(bins, r);
-            }
-            for (axis_bins, odd) in bins.iter_mut().zip(&odd) {
-                for (bin, o) in axis_bins[..bins_used].iter_mut().zip(odd) {
-                    bin.merge(o);
-                }
+        for r in pairs.remainder() {
+            binning.add(bins, r);
+        }
+        for (axis_bins, odd) in bins.iter_mut().zip(&odd) {
+            for (bin, o) in axis_bins[..bins_used].iter_mut().zip(odd) {
+                bin.merge(o);
             }
         }
     }
@@ -572,7 +562,7 @@ fn choose_split(records: &[ItemBox], block: usize, bins: &mut [[Bin; BINS]; 3]) 
     let blocks = |count: u32| count.div_ceil(block as u32) as f32;
     let mut best: Option<(f32, usize, usize)> = None;
     for (axis, axis_bins) in bins.iter().enumerate() {
-        if extent[axis] <= 0.0 || extent[axis].is_nan() || only.is_some_and(|only| only != axis) {
+        if extent[axis] <= 0.0 || extent[axis].is_nan() {
             continue;
         }
         // Areas and counts of every left part, then sweep from the right.
@@ -765,6 +755,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_small_range_splits_across_its_best_axis_not_its_widest() {
+        // 40 unit boxes in two rows along x (0 to 96), one at y = 0 and one at y = 50:
+        // x is the widest axis, but cutting across it in the middle leaves two boxes of
+        // 46 × 51 × 1 (half area 2 443 each), while cutting between the rows leaves two
+        // of 96 × 1 × 1 (half area 193 each).
+        let boxes: Vec<Aabb> = (0..40)
+            .map(|k| {
+                let min = Vec3::new((k / 2 * 5) as f32, (k % 2 * 50) as f32, 0.0);
+                Aabb {
+                    min,
+                    max: min + Vec3::ONE,
+                }
+            })
+            .collect();
+        assert!(boxes.len() <= SMALL_RANGE);
+        let mut bins = [[Bin::EMPTY; BINS]; 3];
+        let choice = choose_split(&item_boxes(&boxes), 4, &mut bins).unwrap();
+        assert_eq!(choice.axis, 1);
+        assert_eq!(
+            (choice.left_bounds.count, choice.right_bounds.count),
+            (20, 20)
+        );
     }
 
     #[test]
