@@ -5,8 +5,9 @@
 //! along each of the three axes (fewer for small ranges), the surface area heuristic is
 //! evaluated at the boundaries between bins, and the items are partitioned at the
 //! cheapest. (Small ranges were once binned along their widest axis only, for a build
-//! 3–5 % faster; the three axes' trees save segment queries 2 % of their instructions
-//! and 3–4 % of their time on littlest_tokyo and zdm2.)
+//! 3–5 % faster; the three axes' trees save littlest_tokyo's segment queries 2 % of
+//! their instructions, and nearest segments 3–4 % of their time there and on zdm2 in
+//! pinned alternating runs.)
 //! Leaves hold at most `max_leaf` items (the four lanes of one SIMD test); the cost of a
 //! side counts its items in blocks of that size, so splits that fill whole leaves win
 //! (Embree's rule). Items that must be visited alone (a whole instance) never share a
