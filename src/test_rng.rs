@@ -17,4 +17,9 @@ impl XorShift {
         self.0 ^= self.0 << 17;
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
+
+    /// The next number, uniform in `0..65 536` (16 random bits).
+    pub fn bits16(&mut self) -> usize {
+        (self.next() * 65_536.0) as usize
+    }
 }

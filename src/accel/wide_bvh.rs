@@ -426,8 +426,7 @@ mod tests {
         ];
         let mut rng = crate::test_rng::XorShift::new(5);
         for round in 0..4000 {
-            // 16 random bits.
-            let mut next = || (rng.next() * 65_536.0) as usize;
+            let mut next = || rng.bits16();
             let keys = [0; 4].map(|_| values[next() % values.len()]);
             let lanes = (round % 16) as u32;
             let mut expected: Vec<usize> = (0..4).rev().filter(|k| lanes & (1 << k) != 0).collect();

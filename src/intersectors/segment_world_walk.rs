@@ -555,8 +555,7 @@ mod tests {
         let values: [f32; 8] = [0.0, 0.0, 0.25, 0.5, 1.0, 0.25, 3.0e-39, 1.0e-7];
         let mut rng = crate::test_rng::XorShift::new(7);
         for round in 0..4000 {
-            // 16 random bits.
-            let mut next = || (rng.next() * 65_536.0) as usize;
+            let mut next = || rng.bits16();
             let keys = [0; 4].map(|_| values[next() % values.len()]);
             let references = [0; 4].map(|_| (next() as u32) << 14 | next() as u32 & 0x3FFF);
             let lanes = (round % 15 + 1) as u32;
