@@ -21,6 +21,7 @@ mod ball_culler;
 mod binned_sah;
 mod box_triangle_filter;
 mod bvh;
+mod lane_stack;
 mod leaf_triangles;
 mod plane_culler;
 mod primitive_bvh;

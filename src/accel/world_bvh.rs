@@ -30,6 +30,7 @@
 use glam::{DVec3, Vec4};
 
 use super::binned_sah::{build_binary, build_threads, BinaryBuild, ItemBox, LeafRule};
+use super::lane_stack::LaneStack;
 use super::leaf_triangles::{LeafTriangle, Quantizer};
 use super::{Aabb, Aabb4, WalkStack, WorldFrame};
 
@@ -325,7 +326,7 @@ impl WorldBvh {
         if self.nodes.is_empty() {
             return;
         }
-        let mut stack = WalkStack::new();
+        let mut stack = LaneStack::new();
         let mut current = 0u32;
         loop {
             let node = &self.nodes[current as usize];
@@ -339,10 +340,11 @@ impl WorldBvh {
                     return;
                 }
             }
-            // The inner children entered, the last of them next.
-            stack.push_lanes(&node.children, entered & !not_nodes);
-            match stack.pop() {
-                Some(next) => current = next,
+            // The inner children entered kept; the lowest of them next, or else the
+            // next left from the nodes above.
+            stack.push(current, entered & !not_nodes);
+            match stack.next() {
+                Some((parent, lane)) => current = self.nodes[parent as usize].children[lane],
                 None => return,
             }
         }
