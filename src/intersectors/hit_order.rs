@@ -104,6 +104,11 @@ const GATHERED: usize = 256;
 /// zdm2's sphere queries, some 400 hits each).
 pub(crate) fn sort_keyed(keyed: &mut [(i64, u32)], mut tie: impl FnMut(u32, u32) -> Ordering) {
     keyed.sort_unstable_by_key(|&(key, _)| key);
+    // Most lists have no equal keys: one pass finds out. (Looking for runs of equal
+    // keys one by one took ~0.7 % of an all-hits segment on littlest_tokyo.)
+    if keyed.windows(2).all(|pair| pair[0].0 != pair[1].0) {
+        return;
+    }
     let mut run_start = 0;
     while run_start < keyed.len() {
         let key = keyed[run_start].0;
