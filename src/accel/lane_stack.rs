@@ -15,8 +15,9 @@
 //! depth-first walk relies on: every hit is kept and the hits are put in order at the
 //! end.
 
-/// Nodes kept inline: one per level a walk descends with children left over, at most
-/// 9 in the bench scenes' trees (all-hit segments and spheres, city_s10 included).
+/// Nodes kept inline: one per level a walk descends with children left over. No walk
+/// of the bench scenes (all-hit segments and spheres) keeps more than 16; those of
+/// littlest_tokyo and city_s10 keep at most 9.
 /// Small, as the room is set up by every walk: a sphere on littlest_tokyo is some 4 000
 /// instructions, and 32 nodes with their references, zeroed by a call to `memset`,
 /// cost it ~1 %.
