@@ -16,8 +16,8 @@
 //! end.
 
 /// Nodes kept inline: one per level a walk descends with children left over. No walk
-/// of the bench scenes (all-hit segments and spheres) keeps more than 16; those of
-/// littlest_tokyo and city_s10 keep at most 9.
+/// (all-hit segments and spheres) of littlest_tokyo, zdm2, truck_town, city or
+/// city_s10 keeps more than 16; those of littlest_tokyo and city_s10 keep at most 9.
 /// Small, as the room is set up by every walk: a sphere on littlest_tokyo is some 4 000
 /// instructions, and 32 nodes with their references, zeroed by a call to `memset`,
 /// cost it ~1 %.
