@@ -1,8 +1,8 @@
 //! [`WalkStack`]: the stack of a tree walk, on the call stack while it is shallow.
 //!
 //! A query walking the world tree keeps at most three entries per level it descends:
-//! at most 13 for the nearest-first segments of the bench scenes (littlest_tokyo and
-//! city_s10 alike), more only in unbalanced trees. A `Vec` kept in the intersector
+//! at most 13 for the nearest-first segments of littlest_tokyo, zdm2 and city_s10,
+//! more only in unbalanced trees. A `Vec` kept in the intersector
 //! costs an allocation per new intersector (a parallel batch makes thousands, and
 //! their allocations stopped two threads from doubling its speed); a `SmallVec` checks
 //! which of its two forms it is in at every push and pop. This keeps 24 entries inline
