@@ -105,14 +105,12 @@ pub(crate) struct SegmentHitStore {
     paths: SmallVec<[NodeId; 32]>,
     /// Where the current visit's hits start in `hits`.
     visit_start: usize,
-    /// After [`sort_for_summaries`](Self::sort_for_summaries) or
-    /// [`keep_found_order`](Self::keep_found_order): the positions in `hits` in the
-    /// final order. (A `Vec`: full records never use it, and an intersector
-    /// answering with summaries reuses its room from query to query.)
-    sorted: Vec<u32>,
-    /// Room for the sorts' `(key, position)` pairs, reused from query to query: filled
-    /// from the hits in one pass, where a `SmallVec` with 32 pairs inline checked its
-    /// room at every pair (0.45 % of an all-hits query on littlest_tokyo). A new
+    /// The sorts' `(key, position)` pairs; after
+    /// [`sort_for_summaries`](Self::sort_for_summaries) or
+    /// [`keep_found_order`](Self::keep_found_order), the positions in `hits` in the
+    /// final order, for [`summary`](Self::summary). A `Vec` reused from query to query:
+    /// filled from the hits in one pass, where a `SmallVec` with 32 pairs inline checked
+    /// its room at every pair (0.45 % of an all-hits query on littlest_tokyo). A new
     /// intersector allocates it at its first sort of two hits or more.
     keyed: Vec<(i64, u32)>,
 }
@@ -124,7 +122,7 @@ impl SegmentHitStore {
         self.visits.clear();
         self.paths.clear();
         self.visit_start = 0;
-        self.sorted.clear();
+        self.keyed.clear();
     }
 
     /// True before the first hit is kept.
@@ -255,21 +253,20 @@ impl SegmentHitStore {
     /// [`summary`](Self::summary), until the store is cleared.
     pub fn sort_for_summaries(&mut self) {
         sort_into(&self.hits, &self.visits, &self.paths, &mut self.keyed);
-        self.sorted.clear();
-        self.sorted.extend(self.keyed.iter().map(|&(_, k)| k));
     }
 
     /// Leaves the kept hits in the order they were kept (instead of
     /// [`sort_for_summaries`](Self::sort_for_summaries)): they stay, for
     /// [`summary`](Self::summary), until the store is cleared.
     pub fn keep_found_order(&mut self) {
-        self.sorted.clear();
-        self.sorted.extend(0..self.hits.len() as u32);
+        self.keyed.clear();
+        self.keyed
+            .extend((0..self.hits.len() as u32).map(|k| (0, k)));
     }
 
     /// How many hits [`sort_for_summaries`](Self::sort_for_summaries) put in order.
     pub fn sorted_len(&self) -> usize {
-        self.sorted.len()
+        self.keyed.len()
     }
 
     /// The summary of the `k`-th hit in the order
@@ -279,7 +276,7 @@ impl SegmentHitStore {
     ///
     /// When `k` is not below [`sorted_len`](Self::sorted_len).
     pub fn summary(&self, k: usize) -> SegmentHitSummary<'_> {
-        let h = &self.hits[self.sorted[k] as usize];
+        let h = &self.hits[self.keyed[k].1 as usize];
         let visit = &self.visits[h.visit as usize];
         SegmentHitSummary {
             ratio: h.ratio,
