@@ -15,13 +15,7 @@
 //! depth-first walk relies on: every hit is kept and the hits are put in order at the
 //! end.
 
-/// Nodes kept inline: one per level a walk descends with children left over. No walk
-/// (all-hit segments and spheres) of littlest_tokyo, zdm2, truck_town, city or
-/// city_s10 keeps more than 16; those of littlest_tokyo and city_s10 keep at most 9.
-/// Small, as the room is set up by every walk: a sphere on littlest_tokyo is some 4 000
-/// instructions, and 32 nodes with their references, zeroed by a call to `memset`,
-/// cost it ~1 %.
-const INLINE: usize = 16;
+use super::walk_stack::WalkStack;
 
 /// One node's children still to enter.
 #[derive(Clone, Copy, Debug, Default)]
@@ -31,71 +25,44 @@ struct Pending {
     lanes: u32,
 }
 
-/// A stack of nodes' children still to enter: the first 16 nodes inline, the rest in a
-/// `Vec`.
-#[derive(Clone, Debug)]
-pub(crate) struct LaneStack {
-    inline: [Pending; INLINE],
-    len: usize,
-    /// Entries past the inline ones (only once those are all taken).
-    spilled: Vec<Pending>,
-}
+/// A stack of nodes' children still to enter, kept in a [`WalkStack`]: one node per
+/// level a walk descends with children left over. (No walk, all-hit segments and
+/// spheres, of littlest_tokyo, zdm2, truck_town, city or city_s10 keeps more than 16;
+/// those of littlest_tokyo and city_s10 keep at most 9. Its inline room is set up by
+/// every walk: 32 nodes with their four references each, zeroed by a call to
+/// `memset`, cost a sphere on littlest_tokyo, some 4 000 instructions, ~1 %.)
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LaneStack(WalkStack<Pending>);
 
 impl LaneStack {
     /// An empty stack.
     #[inline(always)]
     pub fn new() -> Self {
-        LaneStack {
-            inline: [Pending::default(); INLINE],
-            len: 0,
-            spilled: Vec::new(),
-        }
+        LaneStack(WalkStack::new())
     }
 
-    /// Keeps the lanes of `node` set in `lanes` (bits 0 to 3; nothing kept for 0).
-    ///
-    /// While the inline room lasts, without a branch on the lanes: the entry is
-    /// written either way and the length moves past it when some lane is set.
+    /// Keeps the lanes of `node` set in `lanes` (bits 0 to 3; nothing kept for 0),
+    /// without a branch on the lanes while the inline room lasts.
     #[inline(always)]
     pub fn push(&mut self, node: u32, lanes: u32) {
-        let entry = Pending { node, lanes };
-        if let Some(room) = self.inline.get_mut(self.len) {
-            *room = entry;
-            self.len += usize::from(lanes != 0);
-        } else if lanes != 0 {
-            self.spilled.push(entry);
-        }
+        self.0.push_if(Pending { node, lanes }, lanes != 0);
     }
 
     /// Takes the next child to enter: the node pushed last and its lowest lane left
     /// (the node leaves the stack with its last lane); `None` when none is left.
     #[inline(always)]
     pub fn next(&mut self) -> Option<(u32, usize)> {
-        if let Some(top) = self.spilled.last_mut() {
-            let reference = take_lowest(top);
-            if top.lanes == 0 {
-                self.spilled.pop();
-            }
-            return Some(reference);
-        }
-        let top = self.inline.get_mut(self.len.checked_sub(1)?)?;
-        let reference = take_lowest(top);
-        // Without a branch on the lanes left.
-        self.len -= usize::from(top.lanes == 0);
-        Some(reference)
+        self.0.take_from_top(|top| {
+            let lane = (top.lanes.trailing_zeros() & 3) as usize;
+            top.lanes &= top.lanes.wrapping_sub(1);
+            ((top.node, lane), top.lanes == 0)
+        })
     }
-}
-
-/// `entry`'s node and lowest lane left, that lane cleared.
-#[inline(always)]
-fn take_lowest(entry: &mut Pending) -> (u32, usize) {
-    let lane = (entry.lanes.trailing_zeros() & 3) as usize;
-    entry.lanes &= entry.lanes.wrapping_sub(1);
-    (entry.node, lane)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::walk_stack::INLINE;
     use super::*;
 
     #[test]

@@ -11,7 +11,7 @@
 /// Entries kept inline. (32 packed entries, 256 bytes, were set up by a call to
 /// `memset` in every walk; with 24 or 16 the nearest segments take 1.1–1.4 % fewer
 /// instructions on littlest_tokyo and city_s10, callgrind.)
-const INLINE: usize = 24;
+pub(super) const INLINE: usize = 24;
 
 /// Writes `entries[k]` for every bit `k` set in `lanes` (bits 0 to 3) to the front of
 /// `room` (at least 4 long), the lowest lane first, without a branch on the lanes:
@@ -88,6 +88,36 @@ impl<T: Copy + Default> WalkStack<T> {
         } else {
             self.spilled.push(entry);
         }
+    }
+
+    /// Pushes `entry` if `keep`. While the inline room lasts, without a branch on
+    /// `keep`: the entry is written either way and the length moves past it if kept.
+    #[inline(always)]
+    pub(crate) fn push_if(&mut self, entry: T, keep: bool) {
+        if let Some(room) = self.inline.get_mut(self.len) {
+            *room = entry;
+            self.len += usize::from(keep);
+        } else if keep {
+            self.spilled.push(entry);
+        }
+    }
+
+    /// Hands the last entry pushed to `take`, which may change it and returns what to
+    /// give back and whether the entry is done with (then it is popped, inline without
+    /// a branch on it); `None` when the stack is empty.
+    #[inline(always)]
+    pub(crate) fn take_from_top<R>(&mut self, take: impl FnOnce(&mut T) -> (R, bool)) -> Option<R> {
+        if let Some(top) = self.spilled.last_mut() {
+            let (taken, done) = take(top);
+            if done {
+                self.spilled.pop();
+            }
+            return Some(taken);
+        }
+        let top = self.inline.get_mut(self.len.checked_sub(1)?)?;
+        let (taken, done) = take(top);
+        self.len -= usize::from(done);
+        Some(taken)
     }
 
     /// Pushes `entries[k]` for every bit `k` set in `lanes` (bits 0 to 3), the lowest
