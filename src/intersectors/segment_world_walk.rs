@@ -298,7 +298,7 @@ impl<'a> Walk<'_, '_, 'a> {
                 let references = [0, 1, 2, 3].map(|lane| node.reference(lane));
                 let (sorted, count) = farthest_first(inner, &keys, &references);
                 // The others on the stack, the nearest of them on top; the nearest next.
-                stack.push_lanes(&sorted, (1 << (count - 1)) - 1);
+                stack.push_first(&sorted, count - 1);
                 current = packed_reference(sorted[count - 1]);
                 continue;
             }
