@@ -182,6 +182,10 @@ impl Intersector for AnyIntersector {
         dispatch!(self, i => i.drawable_test_only_culls())
     }
 
+    fn drawable_test_follows_from_hits(&self, local: &AnyLocal, bound: &BoundingBox) -> bool {
+        dispatch_local!(self, local, i, l => i.drawable_test_follows_from_hits(l, bound))
+    }
+
     fn hits_points_or_lines(&self) -> bool {
         dispatch!(self, i => i.hits_points_or_lines())
     }

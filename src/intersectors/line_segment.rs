@@ -759,6 +759,13 @@ impl Intersector for LineSegmentIntersector {
         false
     }
 
+    /// When no point or line can be hit and
+    /// [`drawable_test_follows_from_triangle_hits`](Self::drawable_test_follows_from_triangle_hits)
+    /// says so for the triangles.
+    fn drawable_test_follows_from_hits(&self, local: &LocalSegment, bound: &BoundingBox) -> bool {
+        !self.hits_points_or_lines() && self.drawable_test_follows_from_triangle_hits(local, bound)
+    }
+
     /// Only with a picking tolerance.
     fn hits_points_or_lines(&self) -> bool {
         self.tolerance.is_some()

@@ -559,7 +559,8 @@ enum InstanceItems<'a> {
 /// Visits one instance whole, as the plain traversal would visit its drawable: unless a
 /// mask, switch or LOD keeps the traversal from it, the query is moved to its frame,
 /// its drawable's box tested (unless the intersector's test only culls, which the world
-/// box already did) and its primitives intersected. A geometry of points and lines only
+/// box already did, or a geometry's hits would pass it anyway:
+/// [`Intersector::drawable_test_follows_from_hits`]) and its primitives intersected. A geometry of points and lines only
 /// is skipped when the intersector cannot hit those
 /// ([`Intersector::hits_points_or_lines`]): the plain traversal finds nothing there
 /// either.
@@ -583,9 +584,13 @@ pub(crate) fn visit_whole<I: Intersector>(
     }
     let local = intersector.localize(&instance.local_to_world, &instance.world_to_local);
     if !intersector.drawable_test_only_culls() {
+        let is_geometry = drawable.as_geometry().is_some();
         let entered = scene
             .drawable_bound(instance.drawable)
-            .is_some_and(|bound| intersector.enter_drawable(&local, &bound));
+            .is_some_and(|bound| {
+                (is_geometry && intersector.drawable_test_follows_from_hits(&local, &bound))
+                    || intersector.enter_drawable(&local, &bound)
+            });
         if !entered {
             return;
         }

@@ -167,6 +167,16 @@ pub trait Intersector {
         false
     }
 
+    /// Whether [`enter_drawable`](Self::enter_drawable) would let a
+    /// [`Geometry`](crate::drawable::Geometry) whose box (in this local frame) is
+    /// `bound` through whenever one of its primitives is hit: then the scene-index walk
+    /// leaves the box test of a whole item to the primitive tests, with the same
+    /// results. Default: [`drawable_test_only_culls`](Self::drawable_test_only_culls).
+    fn drawable_test_follows_from_hits(&self, local: &Self::Local, bound: &BoundingBox) -> bool {
+        let _ = (local, bound);
+        self.drawable_test_only_culls()
+    }
+
     /// Whether a point or a line can be hit at all. When not, the scene-index walk
     /// skips the whole items whose drawable is a [`Geometry`](crate::drawable::Geometry)
     /// of points and lines only (a street's lamp posts), before moving the query to
