@@ -759,9 +759,8 @@ impl Intersector for LineSegmentIntersector {
         false
     }
 
-    /// When no point or line can be hit and
-    /// [`drawable_test_follows_from_triangle_hits`](Self::drawable_test_follows_from_triangle_hits)
-    /// says so for the triangles.
+    /// When no point or line can be hit (no picking tolerance) and the segment starts
+    /// near enough for every triangle hit to lie inside the box the test pads.
     fn drawable_test_follows_from_hits(&self, local: &LocalSegment, bound: &BoundingBox) -> bool {
         !self.hits_points_or_lines() && self.drawable_test_follows_from_triangle_hits(local, bound)
     }
