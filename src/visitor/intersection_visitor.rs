@@ -560,8 +560,8 @@ enum InstanceItems<'a> {
 /// mask, switch or LOD keeps the traversal from it, the query is moved to its frame,
 /// its drawable's box tested (unless the intersector's test only culls, which the world
 /// box already did, or a geometry's hits would pass it anyway:
-/// [`Intersector::drawable_test_follows_from_hits`]) and its primitives intersected. A geometry of points and lines only
-/// is skipped when the intersector cannot hit those
+/// [`Intersector::drawable_test_follows_from_hits`]) and its primitives intersected. A
+/// geometry of points and lines only is skipped when the intersector cannot hit those
 /// ([`Intersector::hits_points_or_lines`]): the plain traversal finds nothing there
 /// either.
 pub(crate) fn visit_whole<I: Intersector>(
