@@ -51,7 +51,6 @@ struct Walk<'q, 'c, 'a> {
     query: &'q mut LineSegmentIntersector,
     context: &'c mut IndexContext<'a>,
     world: &'a WorldBvh,
-    filter: SegmentFilter,
     /// Per slot (see [`IndexContext::slot`]): the instance met, or `None` when the
     /// traversal does not reach it.
     met: SmallVec<[Option<Met<'a>>; 8]>,
@@ -98,7 +97,6 @@ impl LineSegmentIntersector {
             query: self,
             context,
             world,
-            filter,
             met: SmallVec::new(),
             best_per_slot: SmallVec::new(),
             best: None,
@@ -107,8 +105,10 @@ impl LineSegmentIntersector {
         };
         walk.update_limit();
         match limit {
-            IntersectionLimit::Nearest | IntersectionLimit::One => walk.nearest_first(),
-            IntersectionLimit::None | IntersectionLimit::OnePerDrawable => walk.depth_first(),
+            IntersectionLimit::Nearest | IntersectionLimit::One => walk.nearest_first(&filter),
+            IntersectionLimit::None | IntersectionLimit::OnePerDrawable => {
+                walk.depth_first(&filter)
+            }
         }
         walk.finish();
     }
@@ -234,8 +234,8 @@ impl<'a> Walk<'_, '_, 'a> {
     /// (callgrind's branch simulation, all hits on littlest_tokyo). Every hit is kept,
     /// so the order of the tests does not matter, and a batch's triangles are all read
     /// before any is tested ([`triangles`](Self::triangles)).
-    fn depth_first(&mut self) {
-        let (world, filter) = (self.world, self.filter);
+    fn depth_first(&mut self, filter: &SegmentFilter) {
+        let world = self.world;
         let mut passed = [0u32; DEFERRED_TRIANGLES];
         let mut count = 0;
         world.walk_depth_first(
@@ -243,7 +243,7 @@ impl<'a> Walk<'_, '_, 'a> {
             |node, lane| {
                 match node.child(lane) {
                     WorldChild::Triangles { first, count: n } => {
-                        filtered_groups(world, &filter, node, lane, first, n, |records, kept| {
+                        filtered_groups(world, filter, node, lane, first, n, |records, kept| {
                             if count + FILTER_LANES > passed.len() {
                                 self.triangles(&passed[..count]);
                                 count = 0;
@@ -263,8 +263,7 @@ impl<'a> Walk<'_, '_, 'a> {
 
     /// Nearest first, skipping what starts past the best hit so far, until the limit is
     /// reached.
-    fn nearest_first(&mut self) {
-        let filter = self.filter;
+    fn nearest_first(&mut self, filter: &SegmentFilter) {
         let nodes = self.world.nodes();
         // Inner nodes as `farthest_first` packs them (entry key, lane, reference), the
         // nearest on top.
@@ -288,7 +287,7 @@ impl<'a> Walk<'_, '_, 'a> {
                     break;
                 }
                 leaves &= !(1 << lane);
-                self.leaf(&filter, node, lane);
+                self.leaf(filter, node, lane);
                 if self.done() {
                     return;
                 }
@@ -312,8 +311,8 @@ impl<'a> Walk<'_, '_, 'a> {
         }
     }
 
-    /// A leaf or whole item in lane `lane` of `node`, tested at once (`filter` is the
-    /// walk's own, copied out so the tests may borrow the walk).
+    /// A leaf or whole item in lane `lane` of `node`, tested at once (`filter`, the
+    /// segment's, is kept out of the walk so that the tests may borrow the walk).
     #[inline(always)]
     fn leaf(&mut self, filter: &SegmentFilter, node: &WorldNode, lane: usize) {
         match node.child(lane) {
