@@ -577,14 +577,13 @@ pub(crate) fn visit_whole<I: Intersector>(
     let Some(drawable) = scene.drawable(instance.drawable) else {
         return;
     };
-    if !intersector.hits_points_or_lines()
-        && drawable.as_geometry().is_some_and(|g| !g.emits_triangles())
-    {
+    let geometry = drawable.as_geometry();
+    if !intersector.hits_points_or_lines() && geometry.is_some_and(|g| !g.emits_triangles()) {
         return;
     }
     let local = intersector.localize(&instance.local_to_world, &instance.world_to_local);
     if !intersector.drawable_test_only_culls() {
-        let is_geometry = drawable.as_geometry().is_some();
+        let is_geometry = geometry.is_some();
         let entered = scene
             .drawable_bound(instance.drawable)
             .is_some_and(|bound| {
