@@ -1,19 +1,23 @@
 //! [`BoxTriangleFilter`]: rejects a leaf's triangles that an oriented box lies wholly
-//! beside, along each triangle's own normal.
+//! beside, along each triangle's own normal or along a crossing of its edges with the
+//! box's axes.
 //!
 //! A box query's walk first drops the triangles outside one of the box's six planes
 //! ([`PlaneCuller::triangles_outside`](super::PlaneCuller::triangles_outside)). What
-//! passes is clipped exactly, and about half of it is clipped to nothing: triangles
+//! passes is clipped exactly, and about half of it was clipped to nothing: triangles
 //! near a corner or an edge of the box, beside it but outside none of its planes (on
 //! littlest_tokyo, 5 327 of 10 295 clipped for 4 096 vehicle boxes). For a box, the
 //! separating axis test names the other directions that can part the two: the
-//! triangle's normal and the nine crossings of their edges. The normal is the one that
-//! costs little, and it parts most of them (3 023 of those 5 327).
+//! triangle's normal and the nine crossings of their edges. The normal parts most of
+//! them (3 023 of those 5 327) for little: the leaf's filters already have it. The
+//! crossings part nearly all the rest: with both, 5 075 triangles reach the clipping
+//! for the same 4 968 hits (7 413 with the normal alone), and a box query runs 4 %
+//! fewer instructions (callgrind).
 //!
-//! The test runs in `f32` on the leaf's decoded corners, so it is conservative in the
-//! way [`PlaneCuller`](super::PlaneCuller) is: the axis is the decoded triangle's
-//! normal, whatever its rounding (any direction is a valid separating axis); along it,
-//! a true corner lies within the decoding's error of the decoded one, and the `f32`
+//! The tests run in `f32` on the leaf's decoded corners, so they are conservative in
+//! the way [`PlaneCuller`](super::PlaneCuller) is: the axis is computed from the decoded
+//! triangle, whatever its rounding (any direction is a valid separating axis); along
+//! it, a true corner lies within the decoding's error of the decoded one, and the `f32`
 //! projections within some ten units of `2^-24` of the magnitudes involved. A triangle
 //! is rejected only when the gap between its projection and the box's exceeds the
 //! decoding error, `2^-18` of the magnitudes (64 units of `2^-24`: the rounding several
@@ -43,7 +47,11 @@ const BOX_MARGIN: f64 = 1e-9;
 pub(crate) struct BoxTriangleFilter {
     center: Vec3,
     half_edges: [Vec3; 3],
-    /// Everything a gap must exceed, per unit of the normal's length, but the decoding's
+    /// The box's own frame, for the crossings of its axes with the triangles' edges:
+    /// its unit axes (rounded to `f32`) and its half extents along them; `None` for a
+    /// box flat along an axis.
+    frame: Option<([Vec3; 3], Vec3)>,
+    /// Everything a gap must exceed, per unit of the axis's length, but the decoding's
     /// error (which comes with each leaf).
     margin: f32,
 }
@@ -60,13 +68,25 @@ impl BoxTriangleFilter {
             + BOX_MARGIN * magnitude
             + ROUNDING_MARGIN * (3.0 * scale.abs() + 2.0 * magnitude)
             + f64::MIN_POSITIVE;
+        let lengths = half_edges.map(|e| e.length());
+        let frame = (lengths.iter().all(|&l| l > 0.0)).then(|| {
+            let axes = [0, 1, 2].map(|k| (half_edges[k] / lengths[k]).as_vec3());
+            (
+                axes,
+                Vec3::new(lengths[0] as f32, lengths[1] as f32, lengths[2] as f32),
+            )
+        });
         let filter = BoxTriangleFilter {
             center: center.as_vec3(),
             half_edges: half_edges.map(|e| e.as_vec3()),
+            frame,
             margin: (margin as f32).next_up(),
         };
         let finite = filter.center.is_finite()
             && filter.half_edges.iter().all(|e| e.is_finite())
+            && filter
+                .frame
+                .is_none_or(|(axes, half)| axes.iter().all(|a| a.is_finite()) && half.is_finite())
             && filter.margin.is_finite();
         finite.then_some(filter)
     }
@@ -90,7 +110,68 @@ impl BoxTriangleFilter {
         let below = (center - reach) - high;
         let length = (m[0] * m[0] + m[1] * m[1] + m[2] * m[2]).sqrt();
         let needed = length * Vec4::splat(self.margin + t.error);
-        (above.cmpgt(needed) | below.cmpgt(needed)).bitmask() & valid
+        let beside = (above.cmpgt(needed) | below.cmpgt(needed)).bitmask() & valid;
+        if beside == valid {
+            return beside;
+        }
+        beside | self.beside_across_edges(t) & valid
+    }
+
+    /// Which of four decoded triangles the box certainly lies beside along one of the
+    /// nine crossings of a triangle's edge with a box axis: bit `k` for triangle `k`.
+    ///
+    /// In the box's frame (corners moved to its centre and turned onto its axes), the
+    /// box is `[−h, h]` and the crossing of axis `j` with edge `e` is the direction
+    /// `(u_j × e)`, whose components along the other two axes `k`, `l` (in cyclic
+    /// order) are `−e_l` and `e_k`: a corner `p` lies at `e_k p_l − e_l p_k` along it
+    /// and the box within `h_k |e_l| + h_l |e_k|` of 0. A triangle is rejected when the
+    /// gap between the two exceeds `(|e_k| + |e_l|) (margin + error)`, at least the
+    /// direction's length times it. Along that direction (any direction is a valid
+    /// separating axis) the true corners lie within the decoding's error of the decoded
+    /// ones; turning them into the box's frame in `f32`, the axes' rounding, the
+    /// products here and the box's own rounding move positions by a few units of
+    /// `2^-24` of the magnitudes involved, well inside the `2^-18` of them the margin
+    /// holds (as for the normals); so the true triangle and box are apart. (Only the
+    /// edge's first corner and the opposite one are projected: the edge's two ends lie
+    /// at the same place along it but for the rounding of `e`, some units of `2^-24`
+    /// of `|e_k| |e_l|`, inside the same margin.)
+    #[inline]
+    fn beside_across_edges(&self, t: &TriangleLanes) -> u32 {
+        let Some((axes, half)) = self.frame else {
+            return 0;
+        };
+        let splat = |v: Vec3| [Vec4::splat(v.x), Vec4::splat(v.y), Vec4::splat(v.z)];
+        let (center, axes) = (splat(self.center), axes.map(splat));
+        let local = |p: &[Vec4; 3]| {
+            let d = [p[0] - center[0], p[1] - center[1], p[2] - center[2]];
+            axes.map(|u| d[0] * u[0] + d[1] * u[1] + d[2] * u[2])
+        };
+        let corners = [local(&t.a), local(&t.b), local(&t.c)];
+        let half = [
+            Vec4::splat(half.x),
+            Vec4::splat(half.y),
+            Vec4::splat(half.z),
+        ];
+        let tolerance = Vec4::splat(self.margin + t.error);
+        let mut apart = 0;
+        for edge in 0..3 {
+            let (p, q) = (&corners[edge], &corners[(edge + 1) % 3]);
+            let opposite = &corners[(edge + 2) % 3];
+            let e = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+            let size = e.map(|v| v.abs());
+            for j in 0..3 {
+                let (k, l) = ((j + 1) % 3, (j + 2) % 3);
+                let along = |c: &[Vec4; 3]| e[k] * c[l] - e[l] * c[k];
+                let (on_edge, across) = (along(p), along(opposite));
+                let (low, high) = (on_edge.min(across), on_edge.max(across));
+                let reach = half[k] * size[l] + half[l] * size[k];
+                let needed = (size[k] + size[l]) * tolerance;
+                // (A NaN makes the comparisons false: the triangle is kept.)
+                let gap = (low - reach).cmpgt(needed) | (-reach - high).cmpgt(needed);
+                apart |= gap.bitmask();
+            }
+        }
+        apart
     }
 }
 
@@ -199,6 +280,146 @@ mod tests {
     }
 
     #[test]
+    fn a_triangle_beside_an_edge_is_rejected_though_its_plane_cuts_the_box() {
+        // Triangles in the plane z = 0, through the middle of the cube [-0.5, 0.5]^3,
+        // with corners on both sides of each of its x and y faces: only the crossing of
+        // their edge on the line x + y = k with the cube's z axis, the direction
+        // (1, 1, 0), can part them from the cube, whose edge x = y = 0.5 has
+        // x + y = 1. For k = 1.3 they are apart; k = 1.0 touches that edge; k = 0.9
+        // cuts the cube's corner.
+        let filter = BoxTriangleFilter::new(
+            DVec3::ZERO,
+            [DVec3::X * 0.5, DVec3::Y * 0.5, DVec3::Z * 0.5],
+            0.0,
+            4.0,
+        )
+        .unwrap();
+        let near_edge = |k: f64| {
+            [
+                DVec3::new(-1.0, k + 1.0, 0.0),
+                DVec3::new(k + 1.0, -1.0, 0.0),
+                DVec3::new(3.0, 3.0, 0.0),
+            ]
+        };
+        let (min, max) = (Vec3::splat(-1.0), Vec3::new(3.5, 3.5, 0.0));
+        let lanes = decoded(
+            [
+                near_edge(1.3),
+                near_edge(1.0),
+                near_edge(0.9),
+                near_edge(1.3),
+            ],
+            min,
+            max,
+        );
+        assert_eq!(filter.triangles_beside(&lanes, 4), 0b1001);
+        // The plane holds the cube's centre, so its normal parts none of them.
+        let (m, low, high) = lanes.along_normals();
+        for k in 0..4 {
+            assert!(
+                low[k] <= 0.0 && 0.0 <= high[k],
+                "lane {k}: {:?}",
+                m.map(|v| v[k])
+            );
+        }
+    }
+
+    #[test]
+    fn a_triangle_by_an_edge_of_the_box_is_rejected_only_when_apart() {
+        // Random boxes and, by a random edge of each, a triangle with one edge on a line
+        // that passes the box's edge at a signed distance `gap` along an outward
+        // direction across it (a crossing of that line with the box's edge), its third
+        // corner farther out: apart from the box for a gap above 0, cutting into it
+        // below 0. Neither a face nor, mostly, the triangle's normal parts them. The
+        // filter must keep every triangle the exact clipping meets (the gaps go down
+        // to 10^-7 of the box's size, inside it or out), and reject most of those
+        // apart by more than what it allows for rounding.
+        let mut rng = crate::test_rng::XorShift::new(0x51a7_e0f1_d2c3_b4a5u64);
+        let mut next = || rng.next();
+        let (mut apart, mut rejected) = (0, 0);
+        for case in 0..20_000 {
+            let size = 10f64.powf(next() * 4.0 - 2.0);
+            let center = (DVec3::new(next(), next(), next()) - 0.5)
+                * 2.0
+                * 10f64.powi((next() * 4.0) as i32 - 1);
+            let half = DVec3::new(0.2 + next(), 0.2 + next(), 0.2 + next()) * size;
+            let turn = DQuat::from_euler(
+                glam::EulerRot::YXZ,
+                next() * 6.3,
+                next() * 6.3,
+                next() * 6.3,
+            );
+            let polytope = Polytope::from_oriented_box(center, half, turn).unwrap();
+            let shape = *polytope.oriented_box().unwrap();
+            let edges = shape.half_edges();
+            let axis = |k: usize| edges[k].normalize();
+            let (j, k, l) = match case % 3 {
+                0 => (0, 1, 2),
+                1 => (1, 2, 0),
+                _ => (2, 0, 1),
+            };
+            let (sk, sl) = (
+                if next() < 0.5 { -1.0 } else { 1.0 },
+                if next() < 0.5 { -1.0 } else { 1.0 },
+            );
+            // A point of the edge, away from its ends, and the outward direction.
+            let on_edge = center + edges[j] * (next() * 1.6 - 0.8) + edges[k] * sk + edges[l] * sl;
+            let theta = 0.05 + next() * 1.47;
+            let out = axis(k) * (sk * theta.cos()) + axis(l) * (sl * theta.sin());
+            let magnitude = 10f64.powf(-7.0 + next() * 6.0) * size;
+            let gap = if case % 2 == 0 { magnitude } else { -magnitude };
+            // The line at an angle of at least 17° to the box's edge, so that their
+            // crossing is a well-defined direction (`out`).
+            let along = out.cross(axis(j));
+            let phi = 0.3
+                + next() * 2.5
+                + if next() < 0.5 {
+                    0.0
+                } else {
+                    std::f64::consts::PI
+                };
+            let line = axis(j) * phi.cos() + along * phi.sin();
+            let through = on_edge + out * gap;
+            let reach = size * (2.0 + 3.0 * next());
+            let corner = |p: DVec3| p.as_vec3().as_dvec3();
+            let far = out * (0.2 + next()) * size
+                + line * (next() - 0.5) * size
+                + out.cross(line) * (next() - 0.5) * size;
+            let triangle = [
+                corner(through - line * reach * (0.5 + next())),
+                corner(through + line * reach * (0.5 + next())),
+                corner(through + far),
+            ];
+            let lo = triangle[0].min(triangle[1]).min(triangle[2]);
+            let hi = triangle[0].max(triangle[1]).max(triangle[2]);
+            let (min, max) = (
+                lo.as_vec3() - (lo.abs().as_vec3() * 1e-6 + 1e-30),
+                hi.as_vec3() + (hi.abs().as_vec3() * 1e-6 + 1e-30),
+            );
+            let lanes = decoded([triangle; 4], min, max);
+            let scale = f64::from(min.abs().max(max.abs()).max_element());
+            let filter = BoxTriangleFilter::new(center, edges, 0.0, scale).unwrap();
+            let mut polygon: ClipPolygon = triangle.iter().copied().collect();
+            let met = clip_polygon(&mut polygon, polytope.planes(), &mut ClipPolygon::new());
+            let is_rejected = filter.triangles_beside(&lanes, 1) != 0;
+            assert!(
+                !(met && is_rejected),
+                "case {case}: a triangle the box meets was rejected (gap {gap:e})"
+            );
+            // (The corners' decoding error and the margins, along a direction whose
+            // length the filter bounds by its 1-norm: up to √2 times its own.)
+            if gap > 1.5 * f64::from(lanes.error + filter.margin) {
+                apart += 1;
+                rejected += u32::from(is_rejected);
+            }
+        }
+        assert!(
+            rejected * 10 > apart * 9,
+            "only {rejected} of {apart} clearly apart rejected"
+        );
+    }
+
+    #[test]
     fn a_rejected_triangle_is_never_met_by_the_box() {
         // Random boxes (any turn, sizes 10^-2 to 10^2, centres up to 10^3 away) and
         // triangles in planes through a point of the box's surface (a corner, an edge, a
@@ -208,7 +429,7 @@ mod tests {
         // (else this tests nothing).
         let mut rng = crate::test_rng::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
         let mut next = || rng.next();
-        let (mut rejected, mut kept_near) = (0, 0);
+        let (mut rejected, mut across_edges, mut kept_near) = (0, 0, 0);
         for case in 0..20_000 {
             let size = 10f64.powf(next() * 4.0 - 2.0);
             let center = (DVec3::new(next(), next(), next()) - 0.5)
@@ -280,11 +501,16 @@ mod tests {
                     "case {case}: a triangle the box meets was rejected: {triangle:?}"
                 );
                 rejected += 1;
+                across_edges += filter.beside_across_edges(&lanes) & 1;
             } else if !met && gap < size * 1e-3 {
                 kept_near += 1;
             }
         }
         assert!(rejected > 2_000, "only {rejected} rejected");
+        assert!(
+            across_edges > 200,
+            "only {across_edges} rejected across edges"
+        );
         assert!(kept_near > 100, "only {kept_near} near misses kept");
     }
 }
