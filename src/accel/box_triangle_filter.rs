@@ -9,10 +9,10 @@
 //! littlest_tokyo, 5 327 of 10 295 clipped for 4 096 vehicle boxes). For a box, the
 //! separating axis test names the other directions that can part the two: the
 //! triangle's normal and the nine crossings of their edges. The normal parts most of
-//! them (3 023 of those 5 327) for little: the leaf's filters already have it. The
-//! crossings part nearly all the rest: with both, 5 075 triangles reach the clipping
-//! for the same 4 968 hits (7 413 with the normal alone), and a box query runs 4 %
-//! fewer instructions (callgrind).
+//! them (3 023 of those 5 327), for little. The crossings part nearly all the rest:
+//! with both, 5 075 triangles reach the clipping for the same 4 968 hits (7 413 with
+//! the normal alone), and a box query runs 4 % fewer instructions than with the normal
+//! alone (callgrind).
 //!
 //! The tests run in `f32` on the leaf's decoded corners, so they are conservative in
 //! the way [`PlaneCuller`](super::PlaneCuller) is: the axis is computed from the decoded
