@@ -218,15 +218,38 @@ impl BoundingSphere {
     ///
     /// A sphere of radius 0 keeps radius 0 (times an infinite stretch it would be NaN):
     /// the sphere of a single point is that point, moved, wherever the matrix puts it.
+    ///
+    /// A sphere the matrix carries past `f64`'s range (a centre or radius that is
+    /// infinite or not a number) becomes [`EVERYWHERE`](Self::EVERYWHERE): what it
+    /// holds is still there, wherever the rounding puts it, and a traversal must not
+    /// cull it. (The `query` fuzz target found a sphere of radius 10^30 under a matrix
+    /// with entries of 10^307: its centre came out NaN, so the plain traversal took the
+    /// node for empty and skipped the points under it that the scene index's walks,
+    /// testing them in their own frame, found.)
+    ///
+    /// ```
+    /// use glam::{DMat4, DVec3};
+    /// use scene_intersect::bounding::BoundingSphere;
+    ///
+    /// let huge = DMat4::from_scale(DVec3::splat(1e300));
+    /// let far = BoundingSphere::new(DVec3::new(1e10, 0.0, 0.0), 1e10);
+    /// assert_eq!(far.transformed(&huge), BoundingSphere::EVERYWHERE);
+    /// ```
     pub fn transformed(&self, matrix: &DMat4) -> BoundingSphere {
         if self.is_empty() || self.radius == f64::INFINITY {
             return *self;
         }
         let center = matrix.transform_point3(self.center);
-        if self.radius == 0.0 {
-            return BoundingSphere::new(center, 0.0);
+        let radius = if self.radius == 0.0 {
+            0.0
+        } else {
+            self.radius * max_stretch(matrix)
+        };
+        if center.is_finite() && radius.is_finite() {
+            BoundingSphere::new(center, radius)
+        } else {
+            BoundingSphere::EVERYWHERE
         }
-        BoundingSphere::new(center, self.radius * max_stretch(matrix))
     }
 }
 

@@ -7,6 +7,7 @@
 //! and a picking tolerance's hits exactly.
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
+use scene_intersect::bounding::BoundingSphere;
 use scene_intersect::drawable::{Geometry, Indices, PrimitiveMode, PrimitiveSet};
 use scene_intersect::graph::{NodeId, SceneGraph};
 use scene_intersect::intersectors::{
@@ -853,6 +854,58 @@ fn a_plane_that_overflows_in_an_outer_frame_culls_nothing_below_it() {
         assert_eq!(hits[0].polygon.len(), 3, "accelerated {accelerated}");
         assert!(hits[0].polygon.iter().all(|p| p.y == 2.0));
     }
+}
+
+/// Found by the `query` fuzz target: a point whose node's sphere a transform carries to
+/// +∞ − ∞. The transform shears y and z into x by ±10^308 (its determinant is 1, its
+/// inverse finite), so the point (0, 10, 10) lands at x = 10^309 − 10^309: not a number
+/// in `f64`, though 0 in truth. The group above it merged that sphere with its other
+/// child's into a sphere of radius NaN, which the plain traversal took for empty, so it
+/// skipped both points, while the accelerated one, testing them in their own frames,
+/// found both in the half-space y ≥ 5. A sphere carried past `f64` now holds
+/// everything, and both traversals find both points.
+#[test]
+fn points_under_a_sphere_carried_past_f64_are_found_by_both_traversals() {
+    let shear = DMat4::from_cols(
+        DVec4::new(1.0, 0.0, 0.0, 0.0),
+        DVec4::new(1e308, 1.0, 0.0, 0.0),
+        DVec4::new(-1e308, 0.0, 1.0, 0.0),
+        DVec4::W,
+    );
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let group = scene.add_group("group");
+    let place = scene.add_transform("place", shear).unwrap();
+    let point = |name: &str, p: Vec3, scene: &mut SceneGraph| {
+        let geometry = Geometry::new(vec![p])
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Points, 0, 1))
+            .unwrap();
+        let drawable = scene.add_drawable(name, geometry);
+        let geode = scene.add_geode(name);
+        scene.add_drawable_to_geode(geode, drawable).unwrap();
+        geode
+    };
+    let sheared = point("sheared", Vec3::new(0.0, 10.0, 10.0), &mut scene);
+    let plain_point = point("plain", Vec3::new(0.0, 7.0, 0.0), &mut scene);
+    scene.add_child(place, sheared).unwrap();
+    scene.add_child(group, place).unwrap();
+    scene.add_child(group, plain_point).unwrap();
+    scene.add_child(root, group).unwrap();
+    assert!(shear
+        .transform_point3(DVec3::new(0.0, 10.0, 10.0))
+        .x
+        .is_nan());
+    assert_eq!(scene.node_bound(place).unwrap(), BoundingSphere::EVERYWHERE);
+    let half_space = Polytope::new([DVec4::new(0.0, 1.0, 0.0, -5.0)]).unwrap();
+    let [plain, accelerated] = [false, true].map(|accelerated| {
+        let mut visitor = IntersectionVisitor::new();
+        visitor.set_use_acceleration(accelerated);
+        let mut polytope = PolytopeIntersector::new(half_space.clone());
+        visitor.apply(&scene, root, &mut polytope).unwrap();
+        polytope.take_intersections()
+    });
+    assert_eq!(format!("{accelerated:?}"), format!("{plain:?}"));
+    assert_eq!(plain.len(), 2, "both points: {plain:?}");
 }
 
 /// Found by the `edits` fuzz target: the plain traversal's nearest-hit search skips a
