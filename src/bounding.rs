@@ -222,10 +222,11 @@ impl BoundingSphere {
     /// A sphere the matrix carries past `f64`'s range (a centre or radius that is
     /// infinite or not a number) becomes [`EVERYWHERE`](Self::EVERYWHERE): what it
     /// holds is still there, wherever the rounding puts it, and a traversal must not
-    /// cull it. (The `query` fuzz target found a sphere of radius 10^30 under a matrix
-    /// with entries of 10^307: its centre came out NaN, so the plain traversal took the
-    /// node for empty and skipped the points under it that the scene index's walks,
-    /// testing them in their own frame, found.)
+    /// cull it. (The `query` fuzz target found points under a matrix with entries of
+    /// 10^307 whose sphere's centre came out NaN; merged with a neighbour's, it gave
+    /// their group a sphere of radius NaN, which the plain traversal took for empty,
+    /// skipping points that the scene index's walks, testing them in their own frames,
+    /// found.)
     ///
     /// ```
     /// use glam::{DMat4, DVec3};
