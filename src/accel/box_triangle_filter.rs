@@ -205,19 +205,50 @@ mod tests {
         (DVec3::ZERO, axes)
     }
 
+    /// The filter of the cube [-0.5, 0.5]^3, with no pad, for triangles within 4 units.
+    fn cube_filter() -> BoxTriangleFilter {
+        let half_edges = [DVec3::X * 0.5, DVec3::Y * 0.5, DVec3::Z * 0.5];
+        BoxTriangleFilter::new(DVec3::ZERO, half_edges, 0.0, 4.0).unwrap()
+    }
+
+    /// A random box (any turn, sizes 10^-2 to 10^2, centre up to 10^3 away): its size,
+    /// centre and polytope.
+    fn random_box(next: &mut impl FnMut() -> f64) -> (f64, DVec3, Polytope) {
+        let size = 10f64.powf(next() * 4.0 - 2.0);
+        let center = (DVec3::new(next(), next(), next()) - 0.5)
+            * 2.0
+            * 10f64.powi((next() * 4.0) as i32 - 1);
+        let half = DVec3::new(0.2 + next(), 0.2 + next(), 0.2 + next()) * size;
+        let turn = DQuat::from_euler(
+            glam::EulerRot::YXZ,
+            next() * 6.3,
+            next() * 6.3,
+            next() * 6.3,
+        );
+        let polytope = Polytope::from_oriented_box(center, half, turn).unwrap();
+        (size, center, polytope)
+    }
+
+    /// `triangle` decoded alone in a leaf box just around it (in every lane), and the
+    /// magnitude of that box's coordinates.
+    fn decoded_alone(triangle: [DVec3; 3]) -> (TriangleLanes, f64) {
+        let lo = triangle[0].min(triangle[1]).min(triangle[2]);
+        let hi = triangle[0].max(triangle[1]).max(triangle[2]);
+        let (min, max) = (
+            lo.as_vec3() - (lo.abs().as_vec3() * 1e-6 + 1e-30),
+            hi.as_vec3() + (hi.abs().as_vec3() * 1e-6 + 1e-30),
+        );
+        let scale = f64::from(min.abs().max(max.abs()).max_element());
+        (decoded([triangle; 4], min, max), scale)
+    }
+
     #[test]
     fn a_triangle_beside_a_corner_is_rejected_and_one_touching_it_is_not() {
         // The cube [-0.5, 0.5]^3 and triangles in planes x + y + z = k: the corner
         // (0.5, 0.5, 0.5) has x + y + z = 1.5, so for k = 1.6 the cube lies beside the
         // plane, though the triangle (spanning far beyond the cube's faces) is outside
         // none of its six planes; k = 1.5 touches the corner, k = 1.4 cuts it.
-        let filter = BoxTriangleFilter::new(
-            DVec3::ZERO,
-            [DVec3::X * 0.5, DVec3::Y * 0.5, DVec3::Z * 0.5],
-            0.0,
-            4.0,
-        )
-        .unwrap();
+        let filter = cube_filter();
         let in_plane = |k: f64| {
             [
                 DVec3::new(k, 0.0, 0.0),
@@ -293,13 +324,7 @@ mod tests {
         // (1, 1, 0), can part them from the cube, whose edge x = y = 0.5 has
         // x + y = 1. For k = 1.3 they are apart; k = 1.0 touches that edge; k = 0.9
         // cuts the cube's corner.
-        let filter = BoxTriangleFilter::new(
-            DVec3::ZERO,
-            [DVec3::X * 0.5, DVec3::Y * 0.5, DVec3::Z * 0.5],
-            0.0,
-            4.0,
-        )
-        .unwrap();
+        let filter = cube_filter();
         let near_edge = |k: f64| {
             [
                 DVec3::new(-1.0, k + 1.0, 0.0),
@@ -344,18 +369,7 @@ mod tests {
         let mut next = || rng.next();
         let (mut apart, mut rejected) = (0, 0);
         for case in 0..20_000 {
-            let size = 10f64.powf(next() * 4.0 - 2.0);
-            let center = (DVec3::new(next(), next(), next()) - 0.5)
-                * 2.0
-                * 10f64.powi((next() * 4.0) as i32 - 1);
-            let half = DVec3::new(0.2 + next(), 0.2 + next(), 0.2 + next()) * size;
-            let turn = DQuat::from_euler(
-                glam::EulerRot::YXZ,
-                next() * 6.3,
-                next() * 6.3,
-                next() * 6.3,
-            );
-            let polytope = Polytope::from_oriented_box(center, half, turn).unwrap();
+            let (size, center, polytope) = random_box(&mut next);
             let shape = *polytope.oriented_box().unwrap();
             let edges = shape.half_edges();
             let axis = |k: usize| edges[k].normalize();
@@ -396,14 +410,7 @@ mod tests {
                 corner(through + line * reach * (0.5 + next())),
                 corner(through + far),
             ];
-            let lo = triangle[0].min(triangle[1]).min(triangle[2]);
-            let hi = triangle[0].max(triangle[1]).max(triangle[2]);
-            let (min, max) = (
-                lo.as_vec3() - (lo.abs().as_vec3() * 1e-6 + 1e-30),
-                hi.as_vec3() + (hi.abs().as_vec3() * 1e-6 + 1e-30),
-            );
-            let lanes = decoded([triangle; 4], min, max);
-            let scale = f64::from(min.abs().max(max.abs()).max_element());
+            let (lanes, scale) = decoded_alone(triangle);
             let filter = BoxTriangleFilter::new(center, edges, 0.0, scale).unwrap();
             let mut polygon: ClipPolygon = triangle.iter().copied().collect();
             let met = clip_polygon(&mut polygon, polytope.planes(), &mut ClipPolygon::new());
@@ -437,18 +444,7 @@ mod tests {
         let mut next = || rng.next();
         let (mut rejected, mut across_edges, mut kept_near) = (0, 0, 0);
         for case in 0..20_000 {
-            let size = 10f64.powf(next() * 4.0 - 2.0);
-            let center = (DVec3::new(next(), next(), next()) - 0.5)
-                * 2.0
-                * 10f64.powi((next() * 4.0) as i32 - 1);
-            let half = DVec3::new(0.2 + next(), 0.2 + next(), 0.2 + next()) * size;
-            let turn = DQuat::from_euler(
-                glam::EulerRot::YXZ,
-                next() * 6.3,
-                next() * 6.3,
-                next() * 6.3,
-            );
-            let polytope = Polytope::from_oriented_box(center, half, turn).unwrap();
+            let (size, center, polytope) = random_box(&mut next);
             let shape = *polytope.oriented_box().unwrap();
             // A point of the surface: each coordinate at -1, +1 or inside, one at least
             // on a face.
@@ -490,14 +486,7 @@ mod tests {
                     .as_dvec3()
             };
             let triangle = [corner(0.0), corner(1.0), corner(2.0)];
-            let lo = triangle[0].min(triangle[1]).min(triangle[2]);
-            let hi = triangle[0].max(triangle[1]).max(triangle[2]);
-            let (min, max) = (
-                lo.as_vec3() - (lo.abs().as_vec3() * 1e-6 + 1e-30),
-                hi.as_vec3() + (hi.abs().as_vec3() * 1e-6 + 1e-30),
-            );
-            let lanes = decoded([triangle; 4], min, max);
-            let scale = f64::from(min.abs().max(max.abs()).max_element());
+            let (lanes, scale) = decoded_alone(triangle);
             let filter = BoxTriangleFilter::new(center, shape.half_edges(), 0.0, scale).unwrap();
             let mut polygon: ClipPolygon = triangle.iter().copied().collect();
             let met = clip_polygon(&mut polygon, polytope.planes(), &mut ClipPolygon::new());
