@@ -99,7 +99,9 @@ impl BoxTriangleFilter {
 
     /// Which of the first `count` decoded triangles of a leaf (decoded with the origin at
     /// zero, in the box's coordinates) the box certainly lies beside along their own
-    /// normals: bit `k` set for triangle `k`.
+    /// normals or, for those the normals keep, along a crossing of an edge with a box
+    /// axis ([`beside_across_edges`](Self::beside_across_edges)): bit `k` set for
+    /// triangle `k`.
     #[inline]
     pub fn triangles_beside(&self, t: &TriangleLanes, count: usize) -> u32 {
         let valid = (1u32 << count) - 1;
