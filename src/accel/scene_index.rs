@@ -117,11 +117,20 @@ impl Instance {
     }
 }
 
-/// Transforms whose linear part is worse conditioned than this keep their instances
-/// whole: the world tree's `f32` filters allow for the exact test's rounding in the
-/// instance's frame only up to this condition number (see
-/// [`SegmentFilter`](super::SegmentFilter)).
-const MAX_PLACED_CONDITION: f64 = 1e6;
+/// Transforms whose linear part is worse conditioned than this (the product of the
+/// Frobenius norms of the matrix and its inverse) keep their instances whole: the world
+/// tree's `f32` filters allow for the exact test's rounding in the instance's frame
+/// only up to it (see [`SegmentFilter`](super::SegmentFilter)).
+///
+/// That rounding grows with the square of the condition number: a frame that squeezes
+/// one direction `κ` times more than the others scales the products an edge function
+/// rounds up to `κ²` times more than the function itself. At `10^6`, the limit until
+/// the test `a_segment_grazing_a_triangle_under_a_squeezing_frame_answers_as_the_plain_traversal`
+/// (tests/precision.rs) found it wrong, the exact test hit triangles that segments
+/// missed by a tenth of their size, which the filter had rejected. At `10^4` the
+/// rounding stays a hundred times inside the filter's allowance, and every frame short
+/// of squeezing a direction ten thousand times is still placed.
+const MAX_PLACED_CONDITION: f64 = 1e4;
 
 /// Triangle ids per entry of the id-to-instance lookup table.
 const ID_BLOCK_BITS: u32 = 8;
@@ -639,4 +648,41 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drawable::{PrimitiveMode, PrimitiveSet};
+    use glam::{DQuat, DVec3, Vec3};
+
+    fn triangle() -> Geometry {
+        Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y])
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+            .unwrap()
+    }
+
+    /// Frames are placed up to a condition number (Frobenius norms) of `10^4`: turns,
+    /// uniform scales and moves of any size, and squeezes of one direction up to some
+    /// seven thousand times; worse ones keep their instances whole.
+    #[test]
+    fn frames_are_placed_up_to_a_condition_number_of_ten_thousand() {
+        let turn = DQuat::from_rotation_arc(DVec3::X, DVec3::new(1.0, 2.0, 3.0).normalize());
+        let frame = |scale: DVec3| {
+            DMat4::from_scale_rotation_translation(scale, turn, DVec3::new(4e6, -7.0, 3e5))
+        };
+        for (scale, placed) in [
+            (DVec3::ONE, true),
+            (DVec3::splat(1e-30), true),
+            (DVec3::splat(1e30), true),
+            // ‖M‖ ‖M⁻¹‖ = √2 · 1000: a decal flattened a thousand times.
+            (DVec3::new(1.0, 1e-3, 1.0), true),
+            (DVec3::new(1.0, 1.0 / 7000.0, 1.0), true),
+            (DVec3::new(1.0, 1e-4, 1.0), false),
+            // The frame of the test in tests/precision.rs that found the old limit wrong.
+            (DVec3::new(1e-3, 700.0, 700.0), false),
+        ] {
+            assert_eq!(placeable(&triangle(), &frame(scale)), placed, "{scale}");
+        }
+    }
 }
