@@ -28,7 +28,7 @@
 //! box's half-spaces, so of the box, whose faces meet at right angles: far less than
 //! the gap. It clips in the instance's frame, where the faces may meet at other
 //! angles, but the world tree holds only instances whose frames have a condition
-//! number of at most `10^4` (see [`SceneIndex`](super::SceneIndex)): still far
+//! number of at most `10^6` (see [`SceneIndex`](super::SceneIndex)): still far
 //! less.)
 
 use glam::{DVec3, Vec3, Vec4};

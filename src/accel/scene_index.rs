@@ -119,18 +119,48 @@ impl Instance {
 
 /// Transforms whose linear part is worse conditioned than this (the product of the
 /// Frobenius norms of the matrix and its inverse) keep their instances whole: the world
-/// tree's `f32` filters allow for the exact test's rounding in the instance's frame
-/// only up to it (see [`SegmentFilter`](super::SegmentFilter)).
+/// tree's `f32` filters allow for the exact tests' rounding of positions in the
+/// instance's frame only up to it (see [`WorldFrame`]).
+const MAX_PLACED_CONDITION: f64 = 1e6;
+
+/// Transforms more skewed than this keep their instances whole too: the world tree's
+/// segment filter allows for the exact test's rounding in the instance's frame only up
+/// to it (see [`SegmentFilter`](super::SegmentFilter)).
 ///
-/// That rounding grows with the square of the condition number: a frame that squeezes
-/// one direction `κ` times more than the others scales the products an edge function
-/// rounds up to `κ²` times more than the function itself. At `10^6`, the limit until
-/// the test `a_segment_grazing_a_triangle_under_a_squeezing_frame_answers_as_the_plain_traversal`
-/// (tests/precision.rs) found it wrong, the exact test hit triangles that segments
-/// missed by a tenth of their size, which the filter had rejected. At `10^4` the
-/// rounding stays a hundred times inside the filter's allowance, and every frame short
-/// of squeezing a direction ten thousand times is still placed.
-const MAX_PLACED_CONDITION: f64 = 1e4;
+/// The skew of a frame is the product of the lengths of the rows of its inverse's
+/// linear part (the map from world directions to the instance's coordinates) over that
+/// map's determinant, at least 1 (Hadamard's inequality). An edge function in the
+/// instance's frame sums products of one coordinate of each of three vectors; each
+/// product is at most that product of row lengths times the world vectors' lengths,
+/// while the function is the determinant times its world value: its rounding, against
+/// the world value, grows with the skew. A turn, a move and a scale along the frame's
+/// own axes (a glTF node's translation, rotation and scale, however uneven) have rows
+/// at right angles, a skew of 1. A turn *before* an uneven scale (a turned child under
+/// an unevenly scaled parent) shears, up to the square of the condition number: under
+/// frames squeezing one direction 700 000 times after a turn (a condition number near
+/// `10^6`, then placed), the exact test hit triangles that segments 100 to 1 000 units
+/// long missed by a tenth of their size, which the filter had rejected (the test
+/// `a_segment_grazing_a_triangle_under_a_skewed_frame_answers_as_the_plain_traversal`
+/// in tests/precision.rs). At `2^20` the rounding stays some `2^-30` of the products
+/// the filter measures, far inside its `2^-17`.
+const MAX_PLACED_SKEW: f64 = (1u64 << 20) as f64;
+
+/// How far, relative to the coordinates, a point may land from where it was when moved
+/// into an instance's frame by the inverse the traversals compute and back, for the
+/// instance to be placed in world space.
+///
+/// A segment test in an instance's frame tests the segment moved there: with an
+/// inaccurate inverse, in effect a segment beside the one the world tree's filter
+/// measures. The filter allows for the segment's start off by `2^-22` of its distance
+/// from the tree's origin and for `2^-28` of the origin's distance from the world's
+/// ([`WorldFrame::pad`](super::WorldFrame::pad)), so `2^-32` leaves room. The inverse's
+/// error grows with the condition number and the frame's distance from the origin
+/// together: a frame 2.2·10^6 units out whose linear part had a condition number of
+/// 3.7·10^5 moved points back 0.07 units off, and the plain traversal hit a triangle
+/// the segment missed by 0.02 units, which the filter had rejected (the test
+/// `a_segment_beside_a_triangle_under_a_far_frame_answers_as_the_plain_traversal` in
+/// tests/precision.rs).
+const MAX_LOCALIZATION_ERROR: f64 = 1.0 / (1u64 << 32) as f64;
 
 /// Triangle ids per entry of the id-to-instance lookup table.
 const ID_BLOCK_BITS: u32 = 8;
@@ -357,7 +387,10 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
         let list = scene
             .drawable(instance.drawable)
             .and_then(|d| d.as_geometry())
-            .filter(|g| uses[&instance.drawable] == 1 && placeable(g, &instance.local_to_world))
+            .filter(|g| {
+                uses[&instance.drawable] == 1
+                    && placeable(g, &instance.local_to_world, &instance.world_to_local)
+            })
             .and_then(|g| Some((g, TriangleList::of(g)?)))
             .filter(|(g, _)| {
                 // Ids and vertex positions are `u32`.
@@ -454,9 +487,11 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
 }
 
 /// Whether a geometry's triangles may be placed in world space under `local_to_world`
-/// (affine, as every frame of the graph is): a triangle list, the transform's linear
-/// part well-conditioned, and the world coordinates within `f32` range.
-fn placeable(geometry: &Geometry, local_to_world: &DMat4) -> bool {
+/// (affine, as every frame of the graph is), whose inverse as the traversals compute it
+/// is `world_to_local`: a triangle list, the transform's linear part well-conditioned
+/// and not too skewed, and points moved into the frame and back landing close to where
+/// they were (see [`MAX_LOCALIZATION_ERROR`]).
+fn placeable(geometry: &Geometry, local_to_world: &DMat4, world_to_local: &DMat4) -> bool {
     let m = local_to_world;
     debug_assert_eq!(m.row(3), glam::DVec4::W, "scene transforms are affine");
     if TriangleList::of(geometry).is_none() {
@@ -464,11 +499,62 @@ fn placeable(geometry: &Geometry, local_to_world: &DMat4) -> bool {
     }
     let linear = glam::DMat3::from_mat4(*m);
     let inverse = linear.inverse();
-    let norm = |a: &glam::DMat3| {
-        (a.x_axis.length_squared() + a.y_axis.length_squared() + a.z_axis.length_squared()).sqrt()
-    };
-    let condition = norm(&linear) * norm(&inverse);
-    condition.is_finite() && condition <= MAX_PLACED_CONDITION
+    let condition = frobenius(&linear) * frobenius(&inverse);
+    condition.is_finite()
+        && condition <= MAX_PLACED_CONDITION
+        && skew(&inverse) <= MAX_PLACED_SKEW
+        && localizes_closely(local_to_world, world_to_local)
+}
+
+/// The Frobenius norm of `a`.
+fn frobenius(a: &glam::DMat3) -> f64 {
+    (a.x_axis.length_squared() + a.y_axis.length_squared() + a.z_axis.length_squared()).sqrt()
+}
+
+/// Whether `world_to_local` moves every world point `s` into the frame closely enough
+/// (see [`MAX_LOCALIZATION_ERROR`]): `local_to_world` takes the result back within
+/// `MAX_LOCALIZATION_ERROR` times `|s|` plus the frame's distance from the world origin.
+///
+/// Taken back, a point moved with the computed inverse `W` and rounded lands at
+/// `(M W − I) s` plus the rounding seen through `M`. The residual `M W − I` is measured
+/// (in `f64`, its own rounding far below what is allowed), its linear part per unit of
+/// `|s|` and its translation against the frame's distance. The rounding of local
+/// coordinate `i`, some four units of `2^-53` of `|row i of W| |s|` plus the translation's
+/// coordinate, moves the point back by that times `|column i of M|`; it is allowed
+/// twice over. (For a turn and a scale along the frame's axes, each column's length is
+/// the inverse of its row's, and the rounding is a few units of `2^-53` of `|s|`.)
+fn localizes_closely(local_to_world: &DMat4, world_to_local: &DMat4) -> bool {
+    let residual = *local_to_world * *world_to_local - DMat4::IDENTITY;
+    let rows = glam::DMat3::from_mat4(*world_to_local).transpose();
+    let rows = [rows.x_axis, rows.y_axis, rows.z_axis];
+    let columns = [
+        local_to_world.x_axis,
+        local_to_world.y_axis,
+        local_to_world.z_axis,
+    ];
+    let translation = world_to_local.w_axis.truncate().to_array();
+    let (mut per_unit, mut fixed) = (0.0, 0.0);
+    for i in 0..3 {
+        let back = 8.0 * f64::EPSILON * columns[i].truncate().length();
+        per_unit += back * rows[i].length();
+        fixed += back * translation[i].abs();
+    }
+    per_unit += frobenius(&glam::DMat3::from_mat4(residual));
+    fixed += residual.w_axis.truncate().length();
+    let distance = local_to_world.w_axis.truncate().length();
+    per_unit <= MAX_LOCALIZATION_ERROR && fixed <= MAX_LOCALIZATION_ERROR * distance
+}
+
+/// The skew of the linear map `to_local` (see [`MAX_PLACED_SKEW`]): the product of its
+/// rows' lengths over its determinant's magnitude, 1 when the rows are at right angles;
+/// NaN or infinite for a singular map. Measured on the map scaled to a longest row of 1
+/// (the ratio does not change), so that no product overflows.
+fn skew(to_local: &glam::DMat3) -> f64 {
+    let rows = to_local.transpose();
+    let lengths = [rows.x_axis, rows.y_axis, rows.z_axis].map(|r| r.length());
+    let longest = lengths[0].max(lengths[1]).max(lengths[2]);
+    let unit = rows * (1.0 / longest);
+    lengths.iter().map(|l| l / longest).product::<f64>() / unit.determinant().abs()
 }
 
 /// The id-to-instance lookup table of [`SceneIndex::locate`].
@@ -662,27 +748,64 @@ mod tests {
             .unwrap()
     }
 
-    /// Frames are placed up to a condition number (Frobenius norms) of `10^4`: turns,
-    /// uniform scales and moves of any size, and squeezes of one direction up to some
-    /// seven thousand times; worse ones keep their instances whole.
+    /// Frames are placed up to a condition number (Frobenius norms) of `10^6` and a skew
+    /// of `2^20`: turns, moves and scales of any size, and scales along the frame's own
+    /// axes up to a million times uneven; worse ones, and turns before an uneven
+    /// scale that shear too much, keep their instances whole.
     #[test]
-    fn frames_are_placed_up_to_a_condition_number_of_ten_thousand() {
+    fn frames_are_placed_up_to_a_condition_number_and_a_skew() {
         let turn = DQuat::from_rotation_arc(DVec3::X, DVec3::new(1.0, 2.0, 3.0).normalize());
-        let frame = |scale: DVec3| {
-            DMat4::from_scale_rotation_translation(scale, turn, DVec3::new(4e6, -7.0, 3e5))
+        let other = DQuat::from_rotation_arc(DVec3::Y, DVec3::new(-2.0, 1.0, 0.5).normalize());
+        // A turn after the scale (glTF's T·R·S), and one before it too (a shear).
+        let frame = |scale: DVec3, shear: bool| {
+            let before = if shear { other } else { DQuat::IDENTITY };
+            DMat4::from_translation(DVec3::new(4e6, -7.0, 3e5))
+                * DMat4::from_quat(turn)
+                * DMat4::from_scale(scale)
+                * DMat4::from_quat(before)
         };
-        for (scale, placed) in [
-            (DVec3::ONE, true),
-            (DVec3::splat(1e-30), true),
-            (DVec3::splat(1e30), true),
-            // ‖M‖ ‖M⁻¹‖ = √2 · 1000: a decal flattened a thousand times.
-            (DVec3::new(1.0, 1e-3, 1.0), true),
-            (DVec3::new(1.0, 1.0 / 7000.0, 1.0), true),
-            (DVec3::new(1.0, 1e-4, 1.0), false),
-            // The frame of the test in tests/precision.rs that found the old limit wrong.
-            (DVec3::new(1e-3, 700.0, 700.0), false),
+        for (scale, shear, placed) in [
+            (DVec3::ONE, true, true),
+            (DVec3::splat(1e-30), true, true),
+            (DVec3::splat(1e30), true, true),
+            // ‖M‖ ‖M⁻¹‖ = √2 · 10^5: a slab flattened a hundred thousand times.
+            (DVec3::new(1.0, 1e-5, 1.0), false, true),
+            (DVec3::new(1.0, 1e-7, 1.0), false, false),
+            // Sheared: the skew grows with the square of the unevenness.
+            (DVec3::new(1.0, 1e-2, 1.0), true, true),
+            (DVec3::new(1.0, 1e-5, 1.0), true, false),
+            // The frames of the test in tests/precision.rs that found shears wrong.
+            (DVec3::new(1e-3, 700.0, 700.0), true, false),
+            (DVec3::new(1e-3, 700.0, 700.0), false, true),
         ] {
-            assert_eq!(placeable(&triangle(), &frame(scale)), placed, "{scale}");
+            assert_eq!(
+                placeable(
+                    &triangle(),
+                    &frame(scale, shear),
+                    &frame(scale, shear).inverse()
+                ),
+                placed,
+                "{scale}, shear {shear}"
+            );
         }
+    }
+
+    #[test]
+    fn the_skew_of_right_angled_rows_is_one_and_of_a_shear_more() {
+        let scale = glam::DMat3::from_diagonal(DVec3::new(1e-3, 5.0, 2e4));
+        let turn = glam::DMat3::from_quat(DQuat::from_rotation_arc(
+            DVec3::Z,
+            DVec3::new(1.0, -1.0, 2.0).normalize(),
+        ));
+        // Rows at right angles (a turn, then a scale along the result's axes).
+        assert!((skew(&(scale * turn)) - 1.0).abs() < 1e-9);
+        // x' = x + y, y' = y, z' = z: rows (1, 1, 0), (0, 1, 0), (0, 0, 1), determinant 1.
+        let shear = glam::DMat3::from_cols(DVec3::X, DVec3::new(1.0, 1.0, 0.0), DVec3::Z);
+        assert!((skew(&shear) - 2f64.sqrt()).abs() < 1e-12);
+        // Singular: not a finite skew.
+        let flat = glam::DMat3::from_diagonal(DVec3::new(1.0, 0.0, 1.0));
+        assert!(!skew(&flat).is_finite() || skew(&flat) > MAX_PLACED_SKEW);
+        let flat = DMat4::from_mat3(flat);
+        assert!(!placeable(&triangle(), &flat, &flat.inverse()));
     }
 }

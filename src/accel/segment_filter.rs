@@ -25,12 +25,13 @@
 //!   (plus `r`);
 //! * the exact test itself runs in `f64` in the instance's frame, where a linear map
 //!   scales all three values by its determinant (signs agree, or all flip): its own
-//!   rounding, some `2^-50` of the same product times the *square* of the map's
-//!   condition number `κ` (a map that squeezes one direction `κ` times more than the
-//!   others scales `|d| |p − s| |q − s|` up to `κ²` times more than its determinant),
-//!   is inside the `2^-17` for the transforms the scene index places in world space:
-//!   `κ` at most `10^4`, so at most `2^-23` (see [`SceneIndex`](super::SceneIndex); at
-//!   `κ = 10^6`, the limit until a test showed it wrong, it was up to `2^-13`).
+//!   rounding, some `2^-50` of the same product times the map's *skew* (the product of
+//!   its rows' lengths over its determinant: 1 for turns and scales along the frame's
+//!   axes, up to the square of the condition number for shears), is far inside the
+//!   `2^-17` for the transforms the scene index places in world space (skew at most
+//!   `2^20`, see [`SceneIndex`](super::SceneIndex); a bound on the condition number
+//!   alone, as this filter once relied on, let shears near `10^6` through, whose
+//!   rounding reached `2^-13`).
 //!
 //! Anything not finite (a segment beyond the `f32` range, a NaN from an overflow) makes
 //! the comparisons false, so the triangle is kept: the filter only ever errs towards

@@ -11,8 +11,10 @@
 //!
 //! The exact tests still run on the drawables' own vertices in `f64`, in absolute
 //! coordinates, and their rounding grows with those (and, for tests run in an
-//! instance's frame, with its transform's condition number, at most `10^4` for the
-//! triangles the world tree holds). The relative margins no longer cover it, so
+//! instance's frame, with its transform's condition number, at most `10^6` for the
+//! triangles the world tree holds, whose computed inverses also move points into the
+//! frame and back within `2^-32` of their coordinates: see
+//! [`SceneIndex`](super::SceneIndex)). The relative margins no longer cover it, so
 //! [`WorldFrame::pad`] adds `2^-28` of the origin's distance, a thousand times that
 //! rounding and still a hundredth of a unit at `4·10^6`.
 
@@ -22,7 +24,7 @@ use super::Aabb;
 
 /// What [`WorldFrame::pad`] allows per unit of the origin's distance: the exact `f64`
 /// tests' rounding of absolute coordinates, some `2^-53` of them times a condition
-/// number up to `10^4` (about `2^-40`), with room to spare.
+/// number up to `10^6` (about `2^-33`), with room to spare.
 const ABSOLUTE_ROUNDING: f64 = 1.0 / (1u64 << 28) as f64;
 
 /// The coordinate frame of a world tree: its `f32` coordinates are world coordinates
