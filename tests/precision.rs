@@ -1127,8 +1127,8 @@ fn random_turn(rng: &mut Rng) -> DQuat {
 /// that point pass segments (every hit and the nearest) from and to 0.1 to 10 000
 /// sizes away, or ending there, the corner, an edge or a face of an oriented box, and
 /// the surface of a ball. 40 000 queries (`PROPERTY_SCALE` times as many for a deep
-/// run; at 25, a million, it also finds what the test above covers, under the limit
-/// on placed frames of before).
+/// run; at 25, a million, it found differences under the placement rule of before the
+/// two tests above).
 #[test]
 fn queries_grazing_triangles_under_any_frame_answer_as_the_plain_traversal() {
     let scale: usize = std::env::var("PROPERTY_SCALE")

@@ -12,10 +12,11 @@
 //! The index holds two trees:
 //!
 //! * the [`WorldBvh`]: every triangle of every instance that can be *placed* in world
-//!   space (a triangle-list [`Geometry`] under an affine,
-//!   well-conditioned transform), and every other instance as a whole item. The
-//!   built-in intersectors walk it; the triangles' ids say which instance and which
-//!   primitive they are ([`SceneIndex::locate`]);
+//!   space (a triangle-list [`Geometry`] under an affine transform that is
+//!   well-conditioned, not too skewed, and whose computed inverse moves points into
+//!   its frame accurately: see `placeable`), and every other instance as a whole
+//!   item. The built-in intersectors walk it; the triangles' ids say which instance
+//!   and which primitive they are ([`SceneIndex::locate`]);
 //! * a [`WideBvh`] over the instances' world boxes, for intersectors that visit whole
 //!   drawables (custom ones).
 //!
