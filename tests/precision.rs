@@ -968,8 +968,8 @@ fn a_nearest_hit_inside_a_sphere_too_large_to_square_is_found() {
 /// units long missed by up to a tenth of an edge. Its rounding there grows with the
 /// frame's skew, up to the square of its condition number (each coordinate in the frame
 /// mixes stretched and squeezed world directions), past what the `f32` filter allows
-/// for, so the accelerated walk rejected those triangles and answered differently (248
-/// segments of the 18 000 here). Such frames now keep their instances whole, and both
+/// for, so the accelerated walk rejected those triangles and answered differently (121
+/// of the 18 000 sheared segments here). Such frames now keep their instances whole, and both
 /// traversals test them alike. The same squeeze without the first turn (as a glTF
 /// node's rotation and scale make it) skews nothing, is still placed, and answers alike.
 #[test]
