@@ -969,9 +969,10 @@ fn a_nearest_hit_inside_a_sphere_too_large_to_square_is_found() {
 /// frame's skew, up to the square of its condition number (each coordinate in the frame
 /// mixes stretched and squeezed world directions), past what the `f32` filter allows
 /// for, so the accelerated walk rejected those triangles and answered differently (121
-/// of the 18 000 sheared segments here). Such frames now keep their instances whole, and both
-/// traversals test them alike. The same squeeze without the first turn (as a glTF
-/// node's rotation and scale make it) skews nothing, is still placed, and answers alike.
+/// of the 18 000 sheared segments here). Such frames now keep their instances whole,
+/// and both traversals test them alike. The same squeeze without the first turn (as a
+/// glTF node's rotation and scale make it) skews nothing, is still placed, and answers
+/// alike.
 #[test]
 fn a_segment_grazing_a_triangle_under_a_skewed_frame_answers_as_the_plain_traversal() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -1050,8 +1051,8 @@ fn a_segment_grazing_a_triangle_under_a_skewed_frame_answers_as_the_plain_traver
 /// whose linear part has a condition number of 3.7·10^5 (so then placed in world space).
 /// Its inverse, computed as every traversal computes it, moves points into the frame
 /// and back 0.07 units off, so the plain traversal tested a segment beside the one
-/// asked: it hit triangle 1, which the segment misses by 0.02 units (exact arithmetic
-/// puts it on triangle 0's edge, 10^-10 off), and the accelerated walk, whose filter
+/// asked: it hit triangle 1, which the segment misses by 0.03 units (it passes 2·10^-11
+/// units beside an edge of triangle 0), and the accelerated walk, whose filter
 /// measures the segment asked, rejected it. Such frames now keep their instances whole,
 /// tested in their frame as the plain traversal tests them.
 #[test]

@@ -158,7 +158,7 @@ const MAX_PLACED_SKEW: f64 = (1u64 << 20) as f64;
 /// error grows with the condition number and the frame's distance from the origin
 /// together: a frame 2.2·10^6 units out whose linear part had a condition number of
 /// 3.7·10^5 moved points back 0.07 units off, and the plain traversal hit a triangle
-/// the segment missed by 0.02 units, which the filter had rejected (the test
+/// the segment missed by 0.03 units, which the filter had rejected (the test
 /// `a_segment_beside_a_triangle_under_a_far_frame_answers_as_the_plain_traversal` in
 /// tests/precision.rs).
 const MAX_LOCALIZATION_ERROR: f64 = 1.0 / (1u64 << 32) as f64;
