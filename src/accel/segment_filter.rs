@@ -31,7 +31,10 @@
 //!   `2^-17` for the transforms the scene index places in world space (skew at most
 //!   `2^20`, see [`SceneIndex`](super::SceneIndex); a bound on the condition number
 //!   alone, as this filter once relied on, let shears near `10^6` through, whose
-//!   rounding reached `2^-13`).
+//!   rounding reached `2^-13`); and the segment it tests is the one moved into that
+//!   frame by the inverse the traversals compute, which for placed instances moves
+//!   points there and back within `2^-32` of their coordinates, far inside what the
+//!   start's rounding and the [`WorldFrame`]'s pad allow.
 //!
 //! Anything not finite (a segment beyond the `f32` range, a NaN from an overflow) makes
 //! the comparisons false, so the triangle is kept: the filter only ever errs towards
