@@ -499,7 +499,8 @@ fn placeable(geometry: &Geometry, local_to_world: &DMat4, world_to_local: &DMat4
         return false;
     }
     let linear = glam::DMat3::from_mat4(*m);
-    let inverse = linear.inverse();
+    // The inverse's linear part, as the traversals have it.
+    let inverse = glam::DMat3::from_mat4(*world_to_local);
     let condition = frobenius(&linear) * frobenius(&inverse);
     condition.is_finite()
         && condition <= MAX_PLACED_CONDITION
