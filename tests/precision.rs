@@ -961,6 +961,23 @@ fn a_nearest_hit_inside_a_sphere_too_large_to_square_is_found() {
     }
 }
 
+/// A scene of one triangle list under `matrix`, whose triangles are the world points
+/// `wanted` moved into the frame by `to_local` and kept as `f32`; and their corners as
+/// that frame puts them in the world.
+fn triangles_under(
+    matrix: DMat4,
+    to_local: impl Fn(DVec3) -> DVec3,
+    wanted: &[DVec3],
+) -> (SceneGraph, NodeId, Vec<DVec3>) {
+    let local: Vec<Vec3> = wanted.iter().map(|&p| to_local(p).as_vec3()).collect();
+    let corners = local
+        .iter()
+        .map(|p| matrix.transform_point3(p.as_dvec3()))
+        .collect();
+    let (scene, root) = one_drawable_under(matrix, local, PrimitiveMode::Triangles);
+    (scene, root, corners)
+}
+
 /// Found by a probe of the world tree's segment filter: under a frame that turns, then
 /// squeezes one direction 700 000 times more than the others, then turns again (a shear,
 /// of condition number ~10^6, then still placed in world space), the plain traversal's
@@ -997,15 +1014,7 @@ fn a_segment_grazing_a_triangle_under_a_skewed_frame_answers_as_the_plain_traver
             DVec3::new(1.1, 0.25, 0.2),
             DVec3::new(0.3, 1.2, 0.5),
         ];
-        let local: Vec<Vec3> = wanted
-            .iter()
-            .map(|&p| (linear.inverse() * p).as_vec3())
-            .collect();
-        let corners: Vec<DVec3> = local
-            .iter()
-            .map(|p| matrix.transform_point3(p.as_dvec3()))
-            .collect();
-        let (scene, root) = one_drawable_under(matrix, local, PrimitiveMode::Triangles);
+        let (scene, root, corners) = triangles_under(matrix, |p| linear.inverse() * p, &wanted);
         let normal = (corners[1] - corners[0])
             .cross(corners[2] - corners[0])
             .normalize();
@@ -1164,15 +1173,8 @@ fn queries_grazing_triangles_under_any_frame_answer_as_the_plain_traversal() {
         // Triangles abc and cbd, their corners as `f32` keeps them in the frame, and
         // those moved back to the world.
         let inverse = matrix.inverse();
-        let local: Vec<Vec3> = [a, b, c, c, b, d]
-            .iter()
-            .map(|&p| inverse.transform_point3(p).as_vec3())
-            .collect();
-        let corners: Vec<DVec3> = local
-            .iter()
-            .map(|p| matrix.transform_point3(p.as_dvec3()))
-            .collect();
-        let (scene, root) = one_drawable_under(matrix, local, PrimitiveMode::Triangles);
+        let (scene, root, corners) =
+            triangles_under(matrix, |p| inverse.transform_point3(p), &[a, b, c, c, b, d]);
         let mut visitor = IntersectionVisitor::new();
         for k in 0..200 {
             let [a, b, c] = [0, 1, 2].map(|i| corners[3 * (k % 2) + i]);
