@@ -1,6 +1,6 @@
 //! [`SphereIntersector`]: which primitives meet a closed ball.
 
-use glam::{DMat4, DVec3, Vec3};
+use glam::{DMat3, DMat4, DVec3, Vec3};
 
 use super::hit_order::{
     box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits,
@@ -10,7 +10,7 @@ use super::line_segment::max_scale;
 use super::node_path_pool::NodePathPool;
 use super::volume_hit_store::{VolumeHitParts, VolumeHitStore};
 use super::{HitRecords, PrimitiveKind, PrimitiveMask, QueryError, VolumeHitSummaries};
-use crate::accel::{Aabb, Aabb4, BallCuller, WideEntries};
+use crate::accel::{Aabb, Aabb4, BallCuller, LocalBallCuller, WideEntries};
 use crate::bounding::{BoundingBox, BoundingSphere};
 use crate::collide::{closest_point_on_segment, closest_point_on_triangle};
 use crate::drawable::{Drawable, PrimitiveFunctor};
@@ -126,12 +126,62 @@ fn check_ball(center: DVec3, radius: f64) -> Result<(), QueryError> {
 /// others about 140.
 const MAX_CULLING_CONDITION: f64 = 1e4;
 
-/// The ball as seen from one local frame (for culling; tests run in world space).
+/// How far, in a frame of condition `condition` whose inverse's largest scale is at
+/// most `inverse_scale`, the culls may see a point the exact world-space tests find
+/// within reach of `ball`: what the frame's shapes are grown by.
+///
+/// A point of a primitive within the radius of the centre `c` lies, in world space,
+/// within `|c| + r + |t|` of the origin (`t` the frame's translation). Moving it to
+/// world space and rounding it moves it by a few units of `2^-53` of that, times the
+/// condition (its coordinates in the frame may be that much larger); the frame's
+/// computed inverse, which moves the centre here, is off by about as much (the
+/// inverses of far frames are the least accurate). Seen in the frame, both are scaled
+/// by up to `inverse_scale`. Allowed as `2^-53 (16 + 8 condition)` of it, they cover
+/// the rounding of the radius and the extents too. Near the origin this is nothing
+/// beside the culls' padding. Far out it is not: before it was allowed, balls of
+/// radius 0 at a triangle's corner, which the exact test hits, were culled in the
+/// corner's frame, half of them 10^9 units out under uneven scales.
+fn frame_rounding(
+    ball: &SphereIntersector,
+    local_to_world: &DMat4,
+    inverse_scale: f64,
+    condition: f64,
+) -> f64 {
+    // Max-norms, which cannot overflow where the Euclidean ones might: twice their sum
+    // bounds the Euclidean one.
+    let magnitude = ball.world_center.abs().max_element()
+        + local_to_world.w_axis.truncate().abs().max_element()
+        + ball.radius;
+    2.0 * magnitude * inverse_scale * f64::EPSILON * (16.0 + 8.0 * condition)
+}
+
+/// An upper bound on the largest stretch (the spectral norm) of the linear map whose
+/// rows are `rows` and whose Frobenius norm is `frobenius`: the square root of
+/// Gershgorin's bound on the largest eigenvalue of `rows · rowsᵀ`, or the Frobenius
+/// norm where that is smaller. Exact when the rows are at right angles, as the rows
+/// of a turn-and-scale frame's inverse (a glTF node's) are; the Frobenius norm alone
+/// is √3 times the stretch of a turn, and the ball it made in a turned building's
+/// frame held 5 times the volume it needed. (Its rounding, a few units of `2^-53` of
+/// the Frobenius norm, is covered by [`frame_rounding`].)
+fn largest_stretch(rows: &DMat3, frobenius: f64) -> f64 {
+    let [x, y, z] = [rows.x_axis, rows.y_axis, rows.z_axis];
+    let (xy, yz, zx) = (x.dot(y).abs(), y.dot(z).abs(), z.dot(x).abs());
+    let gershgorin = (x.length_squared() + xy + zx)
+        .max(y.length_squared() + xy + yz)
+        .max(z.length_squared() + yz + zx);
+    gershgorin.sqrt().min(frobenius)
+}
+
+/// The ball as seen from one local frame (for culling; tests run in world space): an
+/// ellipsoid, held by a ball and by a box along the frame's axes.
 #[derive(Clone, Debug)]
 pub struct LocalSphere {
     center: DVec3,
     /// A radius large enough to hold the world ball in this frame.
     radius: f64,
+    /// Half extents, along this frame's axes, of a box around `center` holding the
+    /// world ball in this frame.
+    extents: DVec3,
 }
 
 impl LocalSphere {
@@ -140,6 +190,7 @@ impl LocalSphere {
     const EVERYWHERE: LocalSphere = LocalSphere {
         center: DVec3::ZERO,
         radius: f64::INFINITY,
+        extents: DVec3::INFINITY,
     };
 }
 
@@ -383,7 +434,7 @@ pub(super) struct SphereFunctor<'a> {
     /// triangle whose own local box it rejects is dropped before its vertices are
     /// mapped to world space (the same conservative test the BVH leaf passed, on a
     /// smaller box). `None` in the plain traversal.
-    local_ball: Option<BallCuller>,
+    local_ball: Option<LocalBallCuller>,
     out: &'a mut Vec<RawHit>,
 }
 
@@ -481,8 +532,7 @@ impl<'a> SphereFunctor<'a> {
     /// False when the local ball certainly misses the primitive with these vertices.
     #[inline]
     fn may_reach(&self, vertices: &[Vec3]) -> bool {
-        self.local_ball
-            .is_none_or(|ball| ball.overlaps(&Aabb::from_points(vertices)))
+        self.local_ball.is_none_or(|ball| ball.may_reach(vertices))
     }
 
     fn world(&self, v: Vec3) -> DVec3 {
@@ -591,7 +641,6 @@ impl Intersector for SphereIntersector {
     fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSphere {
         let center = world_to_local.transform_point3(self.world_center);
         let inverse_scale = max_scale(world_to_local);
-        let radius = self.radius * inverse_scale;
         // Culls in this frame are exact for the ball, but the exact tests run in world
         // space, on vertices moved there and rounded: seen back in this frame, that
         // rounding grows with the frame's condition number, the product of the
@@ -601,8 +650,26 @@ impl Intersector for SphereIntersector {
         // centre: the plain traversal culled it and the accelerated one, testing world
         // boxes, found it. Past `MAX_CULLING_CONDITION` no test here refuses anything.
         let condition = max_scale(local_to_world) * inverse_scale;
-        if center.is_finite() && radius.is_finite() && condition <= MAX_CULLING_CONDITION {
-            LocalSphere { center, radius }
+        // Below it, the shapes are grown by that rounding (see `frame_rounding`).
+        let error = frame_rounding(self, local_to_world, inverse_scale, condition);
+        let rows = DMat3::from_mat4(*world_to_local).transpose();
+        let radius = self.radius * largest_stretch(&rows, inverse_scale) + error;
+        let row_lengths = DVec3::new(
+            rows.x_axis.length(),
+            rows.y_axis.length(),
+            rows.z_axis.length(),
+        );
+        let extents = row_lengths * self.radius + DVec3::splat(error);
+        if center.is_finite()
+            && radius.is_finite()
+            && extents.is_finite()
+            && condition <= MAX_CULLING_CONDITION
+        {
+            LocalSphere {
+                center,
+                radius,
+                extents,
+            }
         } else {
             // The frame's inverse takes the ball past `f64` (a centre of +∞ − ∞ = NaN,
             // a radius of 0 × ∞), or the frame is too ill-conditioned: no test in this
@@ -656,7 +723,11 @@ impl Intersector for SphereIntersector {
         let pad = box_cull_padding(bound);
         let nearest = local.center.clamp(bound.min, bound.max);
         let reach = local.radius + pad;
-        nearest.distance_squared(local.center) <= reach * reach
+        (nearest - local.center)
+            .abs()
+            .cmple(local.extents + pad)
+            .all()
+            && nearest.distance_squared(local.center) <= reach * reach
     }
 
     fn intersect(
@@ -678,7 +749,8 @@ impl Intersector for SphereIntersector {
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
                 let (pad, scale) = box_padding(&bvh.bounds(), 0.0);
-                let ball = BallCuller::new(local.center, local.radius + pad, scale);
+                let reach = local.extents + DVec3::splat(pad);
+                let ball = LocalBallCuller::new(local.center, local.radius + pad, reach, scale);
                 functor.local_ball = Some(ball);
                 bvh.for_each_candidate_wide(geometry, |b| ball.overlapping(b), &mut functor);
             }
@@ -811,5 +883,65 @@ mod tests {
         assert!(!culls(8000.0, 1.0));
         assert!(!culls(1e-300, 1e3));
         assert!(!culls(1.0, 1e200));
+    }
+
+    #[test]
+    fn a_turned_and_scaled_frame_sees_the_ball_as_tightly_as_its_ellipsoid() {
+        // A building's frame: 12 wide, 40 tall, 6 deep, a quarter turn about y, 100
+        // units out. The world ball of radius 2 at (100, 10, 0) is, in the frame, an
+        // ellipsoid of half extents 2/12 along x, 2/40 along y and 2/6 along z (the
+        // turn swaps which world axis each local one lies along, not the lengths); its
+        // largest is 1/3, which the ball in the frame needs, where the Frobenius norm
+        // of the inverse (√(1/144 + 1/1600 + 1/36) = 0.188) gave 0.376.
+        let ball = SphereIntersector::new(DVec3::new(100.0, 10.0, 0.0), 2.0).unwrap();
+        let local_to_world = DMat4::from_scale_rotation_translation(
+            DVec3::new(12.0, 40.0, 6.0),
+            glam::DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2),
+            DVec3::new(100.0, 0.0, 0.0),
+        );
+        let local = ball.localize(&local_to_world, &local_to_world.inverse());
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-10;
+        assert!(close(local.radius, 1.0 / 3.0), "{}", local.radius);
+        let expected = [2.0 / 12.0, 2.0 / 40.0, 2.0 / 6.0];
+        for (axis, (got, want)) in local.extents.to_array().iter().zip(expected).enumerate() {
+            assert!(close(*got, want), "axis {axis}: {got}");
+        }
+        // The centre is at local height 10/40 = 0.25: a drawable box from local height
+        // 0.31 up lies within the ball's radius but above the ellipsoid, and is culled;
+        // from 0.29 up it is entered.
+        let above = |from: f64| BoundingBox {
+            min: DVec3::new(-0.5, from, -0.5),
+            max: DVec3::new(0.5, 1.0, 0.5),
+        };
+        assert!(!ball.enter_drawable(&local, &above(0.31)));
+        assert!(ball.enter_drawable(&local, &above(0.29)));
+    }
+
+    #[test]
+    fn the_largest_stretch_bound_is_exact_for_right_angled_rows_and_never_short() {
+        let stretch_of = |m: DMat3| {
+            let rows = m.transpose();
+            largest_stretch(&rows, max_scale(&DMat4::from_mat3(m)))
+        };
+        // Right-angled rows: the longest row's length.
+        let turn = DMat3::from_quat(glam::DQuat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.0));
+        let inverse = DMat3::from_diagonal(DVec3::new(0.5, 0.125, 0.25)) * turn.transpose();
+        assert!((stretch_of(inverse) - 0.5).abs() <= 1e-15);
+        // A shear: at least the true largest stretch (by power iteration on MᵀM).
+        let mut rng = crate::test_rng::XorShift::new(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..200 {
+            let mut c = || rng.next() * 2.0 - 1.0;
+            let m = DMat3::from_cols(
+                DVec3::new(c(), c(), c()),
+                DVec3::new(c(), c(), c()),
+                DVec3::new(c(), c(), c()),
+            );
+            let (gram, mut v) = (m.transpose() * m, DVec3::new(1.0, 0.7, 0.3));
+            for _ in 0..200 {
+                v = (gram * v).normalize();
+            }
+            let stretch = (m * v).length();
+            assert!(stretch_of(m) >= stretch * (1.0 - 1e-12), "{m}");
+        }
     }
 }
