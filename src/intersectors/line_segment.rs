@@ -6,6 +6,7 @@ use glam::{DMat3, DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
 use super::hit_order::{box_cull_padding, box_padding, cull_padding, padded_box};
+use super::local_reach::{frame_rounding, largest_stretch, max_scale};
 use super::node_path_pool::NodePathPool;
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::segment_hit_summary::SummarySource;
@@ -496,13 +497,6 @@ fn closest_points_segment_segment(
     (s, t, p1 + d1 * s, p2 + d2 * t)
 }
 
-/// Largest factor by which `m` can stretch a vector.
-pub(crate) fn max_scale(m: &DMat4) -> f64 {
-    let m3 = DMat3::from_mat4(*m);
-    // The Frobenius norm bounds the spectral norm from above: conservative and cheap.
-    (m3.x_axis.length_squared() + m3.y_axis.length_squared() + m3.z_axis.length_squared()).sqrt()
-}
-
 /// Inclusive slab test of the segment `s + t d, t in [0, 1]` against the box
 /// `[min, max]` grown by `pad`: the parameter at which it enters, or `None`.
 #[inline]
@@ -568,6 +562,25 @@ impl SlabSegment {
     }
 }
 
+/// The picking `tolerance` of the segment from `start` to `end` (world space) as the
+/// frame of `local_to_world` sees it, for its culls (points and lines are tested in
+/// world space): the tolerance times the frame's largest stretch, grown by the rounding
+/// of moving points between the frames (see [`frame_rounding`]).
+fn local_tolerance(
+    tolerance: f64,
+    [start, end]: [DVec3; 2],
+    local_to_world: &DMat4,
+    world_to_local: &DMat4,
+) -> f64 {
+    let inverse_scale = max_scale(world_to_local);
+    let condition = max_scale(local_to_world) * inverse_scale;
+    let rows = DMat3::from_mat4(*world_to_local).transpose();
+    let magnitude = start.abs().max_element().max(end.abs().max_element()) + tolerance;
+    let translation = local_to_world.w_axis.truncate().abs().max_element();
+    tolerance * largest_stretch(&rows, inverse_scale)
+        + frame_rounding(magnitude, translation, inverse_scale, condition)
+}
+
 impl Intersector for LineSegmentIntersector {
     type Local = LocalSegment;
 
@@ -595,18 +608,23 @@ impl Intersector for LineSegmentIntersector {
         Ok(())
     }
 
-    fn localize(&self, _local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSegment {
+    fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSegment {
         let start = world_to_local.transform_point3(self.world_start);
         let end = world_to_local.transform_point3(self.world_end);
         LocalSegment {
             start,
             direction: end - start,
-            // The scale only with a tolerance: its three lengths and root cost every
-            // instance a walk meets (`0 ·` it would be 0 anyway, or NaN for a frame
-            // whose inverse's entries square past `f64`).
-            tolerance: self
-                .tolerance
-                .map_or(0.0, |tolerance| tolerance * max_scale(world_to_local)),
+            // Only with a tolerance: its scales cost every instance a walk meets (`0 ·`
+            // them would be 0 anyway, or NaN for a frame whose inverse's entries square
+            // past `f64`).
+            tolerance: self.tolerance.map_or(0.0, |tolerance| {
+                local_tolerance(
+                    tolerance,
+                    [self.world_start, self.world_end],
+                    local_to_world,
+                    world_to_local,
+                )
+            }),
         }
     }
 

@@ -13,6 +13,7 @@ mod group;
 mod hit_order;
 mod hit_records;
 mod line_segment;
+mod local_reach;
 mod node_path_pool;
 mod polytope;
 mod polytope_intersector;

@@ -6,7 +6,7 @@ use super::hit_order::{
     box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits,
     total_order_key, HitKey, HitSorter, OrderedHit,
 };
-use super::line_segment::max_scale;
+use super::local_reach::{frame_rounding, largest_stretch, max_scale};
 use super::node_path_pool::NodePathPool;
 use super::volume_hit_store::{VolumeHitParts, VolumeHitStore};
 use super::{HitRecords, PrimitiveKind, PrimitiveMask, QueryError, VolumeHitSummaries};
@@ -125,52 +125,6 @@ fn check_ball(center: DVec3, radius: f64) -> Result<(), QueryError> {
 /// rotation or a uniform scale is 3, a scale of 100 along one axis and 1 along the
 /// others about 140.
 const MAX_CULLING_CONDITION: f64 = 1e4;
-
-/// How far, in a frame of condition `condition` whose inverse's largest scale is at
-/// most `inverse_scale`, the culls may see a point the exact world-space tests find
-/// within reach of `ball`: what the frame's shapes are grown by.
-///
-/// A point of a primitive within the radius of the centre `c` lies, in world space,
-/// within `|c| + r + |t|` of the origin (`t` the frame's translation). Moving it to
-/// world space and rounding it moves it by a few units of `2^-53` of that, times the
-/// condition (its coordinates in the frame may be that much larger); the frame's
-/// computed inverse, which moves the centre here, is off by about as much (the
-/// inverses of far frames are the least accurate). Seen in the frame, both are scaled
-/// by up to `inverse_scale`. Allowed as `2^-53 (16 + 8 condition)` of it, they cover
-/// the rounding of the radius and the extents too. Near the origin this is nothing
-/// beside the culls' padding. Far out it is not: before it was allowed, balls of
-/// radius 0 at a triangle's corner, which the exact test hits, were culled in the
-/// corner's frame, half of them 10^9 units out under uneven scales.
-fn frame_rounding(
-    ball: &SphereIntersector,
-    local_to_world: &DMat4,
-    inverse_scale: f64,
-    condition: f64,
-) -> f64 {
-    // Max-norms, which cannot overflow where the Euclidean ones might: twice their sum
-    // bounds the Euclidean one.
-    let magnitude = ball.world_center.abs().max_element()
-        + local_to_world.w_axis.truncate().abs().max_element()
-        + ball.radius;
-    2.0 * magnitude * inverse_scale * f64::EPSILON * (16.0 + 8.0 * condition)
-}
-
-/// An upper bound on the largest stretch (the spectral norm) of the linear map whose
-/// rows are `rows` and whose Frobenius norm is `frobenius`: the square root of
-/// Gershgorin's bound on the largest eigenvalue of `rows · rowsᵀ`, or the Frobenius
-/// norm where that is smaller. Exact when the rows are at right angles, as the rows
-/// of a turn-and-scale frame's inverse (a glTF node's) are; the Frobenius norm alone
-/// is √3 times the stretch of a turn, and the ball it made in a turned building's
-/// frame held 5 times the volume it needed. (Its rounding, a few units of `2^-53` of
-/// the Frobenius norm, is covered by [`frame_rounding`].)
-fn largest_stretch(rows: &DMat3, frobenius: f64) -> f64 {
-    let [x, y, z] = [rows.x_axis, rows.y_axis, rows.z_axis];
-    let (xy, yz, zx) = (x.dot(y).abs(), y.dot(z).abs(), z.dot(x).abs());
-    let gershgorin = (x.length_squared() + xy + zx)
-        .max(y.length_squared() + xy + yz)
-        .max(z.length_squared() + yz + zx);
-    gershgorin.sqrt().min(frobenius)
-}
 
 /// The ball as seen from one local frame (for culling; tests run in world space): an
 /// ellipsoid, held by a ball and by a box along the frame's axes.
@@ -651,7 +605,12 @@ impl Intersector for SphereIntersector {
         // boxes, found it. Past `MAX_CULLING_CONDITION` no test here refuses anything.
         let condition = max_scale(local_to_world) * inverse_scale;
         // Below it, the shapes are grown by that rounding (see `frame_rounding`).
-        let error = frame_rounding(self, local_to_world, inverse_scale, condition);
+        let error = frame_rounding(
+            self.world_center.abs().max_element() + self.radius,
+            local_to_world.w_axis.truncate().abs().max_element(),
+            inverse_scale,
+            condition,
+        );
         let rows = DMat3::from_mat4(*world_to_local).transpose();
         let radius = self.radius * largest_stretch(&rows, inverse_scale) + error;
         let row_lengths = DVec3::new(
@@ -915,33 +874,5 @@ mod tests {
         };
         assert!(!ball.enter_drawable(&local, &above(0.31)));
         assert!(ball.enter_drawable(&local, &above(0.29)));
-    }
-
-    #[test]
-    fn the_largest_stretch_bound_is_exact_for_right_angled_rows_and_never_short() {
-        let stretch_of = |m: DMat3| {
-            let rows = m.transpose();
-            largest_stretch(&rows, max_scale(&DMat4::from_mat3(m)))
-        };
-        // Right-angled rows: the longest row's length.
-        let turn = DMat3::from_quat(glam::DQuat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.0));
-        let inverse = DMat3::from_diagonal(DVec3::new(0.5, 0.125, 0.25)) * turn.transpose();
-        assert!((stretch_of(inverse) - 0.5).abs() <= 1e-15);
-        // A shear: at least the true largest stretch (by power iteration on MᵀM).
-        let mut rng = crate::test_rng::XorShift::new(0x9e37_79b9_7f4a_7c15);
-        for _ in 0..200 {
-            let mut c = || rng.next() * 2.0 - 1.0;
-            let m = DMat3::from_cols(
-                DVec3::new(c(), c(), c()),
-                DVec3::new(c(), c(), c()),
-                DVec3::new(c(), c(), c()),
-            );
-            let (gram, mut v) = (m.transpose() * m, DVec3::new(1.0, 0.7, 0.3));
-            for _ in 0..200 {
-                v = (gram * v).normalize();
-            }
-            let stretch = (m * v).length();
-            assert!(stretch_of(m) >= stretch * (1.0 - 1e-12), "{m}");
-        }
     }
 }
