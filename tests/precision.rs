@@ -969,12 +969,23 @@ fn triangles_under(
     to_local: impl Fn(DVec3) -> DVec3,
     wanted: &[DVec3],
 ) -> (SceneGraph, NodeId, Vec<DVec3>) {
+    drawn_under(matrix, to_local, wanted, PrimitiveMode::Triangles)
+}
+
+/// [`triangles_under`] for vertices drawn in any `mode`: the scene, and the vertices as
+/// the frame puts them in the world.
+fn drawn_under(
+    matrix: DMat4,
+    to_local: impl Fn(DVec3) -> DVec3,
+    wanted: &[DVec3],
+    mode: PrimitiveMode,
+) -> (SceneGraph, NodeId, Vec<DVec3>) {
     let local: Vec<Vec3> = wanted.iter().map(|&p| to_local(p).as_vec3()).collect();
     let corners = local
         .iter()
         .map(|p| matrix.transform_point3(p.as_dvec3()))
         .collect();
-    let (scene, root) = one_drawable_under(matrix, local, PrimitiveMode::Triangles);
+    let (scene, root) = one_drawable_under(matrix, local, mode);
     (scene, root, corners)
 }
 
@@ -1132,7 +1143,8 @@ fn random_turn(rng: &mut Rng) -> DQuat {
 /// Each frame turns, scales each axis by up to 10^6 times more than another (so that
 /// some instances are placed in world space and some are not), scales the whole by
 /// 10^-3 to 10^3 and moves it up to 3·10^6 away; under it, two triangles 10^-2 to 10^3
-/// units across share an edge. Each query aims at one of their corners, a point of an
+/// units across share an edge (in every other frame as a strip, which stays a whole
+/// item, culled and tested in its frame). Each query aims at one of their corners, a point of an
 /// edge or of the inside, moved off it by 0 or 10^-15 to 10^-1 of their size; through
 /// that point pass segments (every hit and the nearest) from and to 0.1 to 10 000
 /// sizes away, or ending there, the corner, an edge or a face of an oriented box, and
@@ -1171,10 +1183,18 @@ fn queries_grazing_triangles_under_any_frame_answer_as_the_plain_traversal() {
         );
         let d = b + c - a + random_direction(&mut rng) * size * 0.3;
         // Triangles abc and cbd, their corners as `f32` keeps them in the frame, and
-        // those moved back to the world.
+        // those moved back to the world: in every other frame the strip abcd (the same
+        // triangles), which stays a whole item, visited in its frame.
         let inverse = matrix.inverse();
-        let (scene, root, corners) =
-            triangles_under(matrix, |p| inverse.transform_point3(p), &[a, b, c, c, b, d]);
+        let to_local = |p| inverse.transform_point3(p);
+        let (scene, root, corners) = if frame % 2 == 0 {
+            triangles_under(matrix, to_local, &[a, b, c, c, b, d])
+        } else {
+            let strip = [a, b, c, d];
+            let (scene, root, s) =
+                drawn_under(matrix, to_local, &strip, PrimitiveMode::TriangleStrip);
+            (scene, root, vec![s[0], s[1], s[2], s[2], s[1], s[3]])
+        };
         let mut visitor = IntersectionVisitor::new();
         for k in 0..200 {
             let [a, b, c] = [0, 1, 2].map(|i| corners[3 * (k % 2) + i]);
