@@ -1144,11 +1144,11 @@ fn random_turn(rng: &mut Rng) -> DQuat {
 /// some instances are placed in world space and some are not), scales the whole by
 /// 10^-3 to 10^3 and moves it up to 3·10^6 away; under it, two triangles 10^-2 to 10^3
 /// units across share an edge (in every other frame as a strip, which stays a whole
-/// item, culled and tested in its frame). Each query aims at one of their corners, a point of an
-/// edge or of the inside, moved off it by 0 or 10^-15 to 10^-1 of their size; through
-/// that point pass segments (every hit and the nearest) from and to 0.1 to 10 000
-/// sizes away, or ending there, the corner, an edge or a face of an oriented box, and
-/// the surface of a ball. 40 000 queries (`PROPERTY_SCALE` times as many for a deep
+/// item, culled and tested in its frame). Each query aims at one of their corners, a
+/// point of an edge or of the inside, moved off it by 0 or 10^-15 to 10^-1 of their
+/// size; through that point pass segments (every hit and the nearest) from and to 0.1
+/// to 10 000 sizes away, or ending there, the corner, an edge or a face of an oriented
+/// box, and the surface of a ball. 40 000 queries (`PROPERTY_SCALE` times as many for a deep
 /// run; at 25, a million, it found differences under the placement rule of before the
 /// two tests above).
 #[test]
@@ -1344,8 +1344,8 @@ fn grazing_answer(
 /// plain traversal missed 1 at 10^6 units out, 56 at 10^9 and 88 at 10^12, where the
 /// accelerated walk of whole items missed 26 (and the world tree's none): the two
 /// answered differently. The shapes culled there are now grown by that rounding, and
-/// both find every corner, placed in the world tree (a triangle list) or visited whole
-/// (a strip).
+/// both find every corner, of a triangle list (placed in the world tree where its
+/// frame allows) or of a strip (visited whole).
 #[test]
 fn a_ball_of_radius_zero_at_a_corner_under_a_far_frame_hits_it_in_both_traversals() {
     let mut rng = Rng(0x5851_f42d_4c95_7f2d);
