@@ -1335,6 +1335,21 @@ fn grazing_answer(
     }
 }
 
+/// A frame turned at random, scaled by 10^-2 to 10^2 along each axis and placed up to
+/// `10^exponent` units from the origin, and three vertices within 10 units of its own
+/// origin.
+fn far_frame_and_vertices(rng: &mut Rng, exponent: i32) -> (DMat4, Vec<Vec3>) {
+    let mut c = || rng.range(-1.0, 1.0);
+    let turn = DQuat::from_xyzw(c(), c(), c(), c()).normalize();
+    let place = DVec3::new(c(), c(), c()) * 10f64.powi(exponent);
+    let scale = DVec3::new(c(), c(), c()).map(|e| 10f64.powf(2.0 * e));
+    let matrix = DMat4::from_scale_rotation_translation(scale, turn, place);
+    let vertices = (0..3)
+        .map(|_| DVec3::new(c(), c(), c()).as_vec3() * 10.0)
+        .collect();
+    (matrix, vertices)
+}
+
 /// Found by a probe of the sphere's culls in a drawable's own frame: a ball of radius 0
 /// at a triangle's corner, as the exact world-space test places that corner, hits it. The
 /// frame's culls (the plain traversal's node and drawable tests, the accelerated walk's
@@ -1352,14 +1367,7 @@ fn a_ball_of_radius_zero_at_a_corner_under_a_far_frame_hits_it_in_both_traversal
     let mut missed = Vec::new();
     for exponent in [0, 6, 9, 12, 15] {
         for frame in 0..40 {
-            let mut c = || rng.range(-1.0, 1.0);
-            let turn = DQuat::from_xyzw(c(), c(), c(), c()).normalize();
-            let place = DVec3::new(c(), c(), c()) * 10f64.powi(exponent);
-            let scale = DVec3::new(c(), c(), c()).map(|e| 10f64.powf(2.0 * e));
-            let matrix = DMat4::from_scale_rotation_translation(scale, turn, place);
-            let corners: Vec<Vec3> = (0..3)
-                .map(|_| DVec3::new(c(), c(), c()).as_vec3() * 10.0)
-                .collect();
+            let (matrix, corners) = far_frame_and_vertices(&mut rng, exponent);
             let mode = [PrimitiveMode::Triangles, PrimitiveMode::TriangleStrip][frame % 2];
             let (scene, root) = one_drawable_under(matrix, corners.clone(), mode);
             for corner in &corners {
@@ -1393,17 +1401,11 @@ fn a_segment_from_a_point_under_a_far_frame_picks_it_in_both_traversals() {
     let mut missed = Vec::new();
     for exponent in [0, 6, 9, 12, 15] {
         for frame in 0..40 {
-            let mut c = || rng.range(-1.0, 1.0);
-            let turn = DQuat::from_xyzw(c(), c(), c(), c()).normalize();
-            let place = DVec3::new(c(), c(), c()) * 10f64.powi(exponent);
-            let scale = DVec3::new(c(), c(), c()).map(|e| 10f64.powf(2.0 * e));
-            let matrix = DMat4::from_scale_rotation_translation(scale, turn, place);
-            let points: Vec<Vec3> = (0..3)
-                .map(|_| DVec3::new(c(), c(), c()).as_vec3() * 10.0)
-                .collect();
+            let (matrix, points) = far_frame_and_vertices(&mut rng, exponent);
             let (scene, root) = one_drawable_under(matrix, points.clone(), PrimitiveMode::Points);
             for (index, point) in points.iter().enumerate() {
                 let start = matrix.transform_point3(point.as_dvec3());
+                let mut c = || rng.range(-1.0, 1.0);
                 let end = start + DVec3::new(c(), c(), c()) * 10.0;
                 for accelerated in [false, true] {
                     let mut visitor = IntersectionVisitor::new();
