@@ -2,11 +2,11 @@
 
 use std::cell::Cell;
 
-use glam::{DMat3, DMat4, DVec3, Vec3};
+use glam::{DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
 use super::hit_order::{box_cull_padding, box_padding, cull_padding, padded_box};
-use super::local_reach::{frame_rounding, largest_stretch, max_scale};
+use super::local_reach::FrameReach;
 use super::node_path_pool::NodePathPool;
 use super::segment_hit_store::{PendingHit, SegmentHitStore};
 use super::segment_hit_summary::SummarySource;
@@ -565,20 +565,16 @@ impl SlabSegment {
 /// The picking `tolerance` of the segment from `start` to `end` (world space) as the
 /// frame of `local_to_world` sees it, for its culls (points and lines are tested in
 /// world space): the tolerance times the frame's largest stretch, grown by the rounding
-/// of moving points between the frames (see [`frame_rounding`]).
+/// of moving points between the frames (see [`FrameReach::rounding`]).
 fn local_tolerance(
     tolerance: f64,
     [start, end]: [DVec3; 2],
     local_to_world: &DMat4,
     world_to_local: &DMat4,
 ) -> f64 {
-    let inverse_scale = max_scale(world_to_local);
-    let condition = max_scale(local_to_world) * inverse_scale;
-    let rows = DMat3::from_mat4(*world_to_local).transpose();
+    let frame = FrameReach::of(local_to_world, world_to_local);
     let magnitude = start.abs().max_element().max(end.abs().max_element()) + tolerance;
-    let translation = local_to_world.w_axis.truncate().abs().max_element();
-    tolerance * largest_stretch(&rows, inverse_scale)
-        + frame_rounding(magnitude, translation, inverse_scale, condition)
+    tolerance * frame.largest_stretch + frame.rounding(magnitude)
 }
 
 impl Intersector for LineSegmentIntersector {

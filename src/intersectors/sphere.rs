@@ -1,12 +1,12 @@
 //! [`SphereIntersector`]: which primitives meet a closed ball.
 
-use glam::{DMat3, DMat4, DVec3, Vec3};
+use glam::{DMat4, DVec3, Vec3};
 
 use super::hit_order::{
     box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits,
     total_order_key, HitKey, HitSorter, OrderedHit,
 };
-use super::local_reach::{frame_rounding, largest_stretch, max_scale};
+use super::local_reach::FrameReach;
 use super::node_path_pool::NodePathPool;
 use super::volume_hit_store::{VolumeHitParts, VolumeHitStore};
 use super::{HitRecords, PrimitiveKind, PrimitiveMask, QueryError, VolumeHitSummaries};
@@ -115,7 +115,7 @@ fn check_ball(center: DVec3, radius: f64) -> Result<(), QueryError> {
 }
 
 /// The largest condition number (the product of a frame's matrix's and its inverse's
-/// largest scales, see [`max_scale`]) of a frame in which the ball culls. The rounding
+/// largest scales, see [`FrameReach`]) of a frame in which the ball culls. The rounding
 /// of a vertex moved to world space, seen back in its frame, is about 2·10^-16 of the
 /// vertex's size times the condition: up to this limit at most 2·10^-12, the order of
 /// the culls' padding (10^-9 of a bound's radius, 10^-12 of its distance from the
@@ -594,7 +594,7 @@ impl Intersector for SphereIntersector {
 
     fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSphere {
         let center = world_to_local.transform_point3(self.world_center);
-        let inverse_scale = max_scale(world_to_local);
+        let frame = FrameReach::of(local_to_world, world_to_local);
         // Culls in this frame are exact for the ball, but the exact tests run in world
         // space, on vertices moved there and rounded: seen back in this frame, that
         // rounding grows with the frame's condition number, the product of the
@@ -602,23 +602,12 @@ impl Intersector for SphereIntersector {
         // direction 10^300 times more than another (found by the `edits` fuzz target)
         // made a line 127 units from the ball here pass, in world space, through its
         // centre: the plain traversal culled it and the accelerated one, testing world
-        // boxes, found it. Past `MAX_CULLING_CONDITION` no test here refuses anything.
-        let condition = max_scale(local_to_world) * inverse_scale;
-        // Below it, the shapes are grown by that rounding (see `frame_rounding`).
-        let error = frame_rounding(
-            self.world_center.abs().max_element() + self.radius,
-            local_to_world.w_axis.truncate().abs().max_element(),
-            inverse_scale,
-            condition,
-        );
-        let rows = DMat3::from_mat4(*world_to_local).transpose();
-        let radius = self.radius * largest_stretch(&rows, inverse_scale) + error;
-        let row_lengths = DVec3::new(
-            rows.x_axis.length(),
-            rows.y_axis.length(),
-            rows.z_axis.length(),
-        );
-        let extents = row_lengths * self.radius + DVec3::splat(error);
+        // boxes, found it. Past `MAX_CULLING_CONDITION` no test here refuses anything;
+        // below it, the shapes are grown by that rounding (see `FrameReach::rounding`).
+        let condition = frame.condition;
+        let error = frame.rounding(self.world_center.abs().max_element() + self.radius);
+        let radius = self.radius * frame.largest_stretch + error;
+        let extents = frame.row_lengths * self.radius + DVec3::splat(error);
         if center.is_finite()
             && radius.is_finite()
             && extents.is_finite()
