@@ -18,7 +18,7 @@ fn max_scale(m: &DMat4) -> f64 {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FrameReach {
     /// The Frobenius norm of the inverse's linear part ([`max_scale`] of the inverse).
-    pub inverse_scale: f64,
+    inverse_scale: f64,
     /// The frame's condition number: the product of the [`max_scale`]s of its matrix
     /// and of its inverse.
     pub condition: f64,
