@@ -5,7 +5,7 @@
 //! intersectors that do not walk the tree themselves.
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
-use scene_intersect::accel::{Placement, WorldChild};
+use scene_intersect::accel::{Aabb, Aabb4, Placement, WideEntries, WorldChild};
 use scene_intersect::bounding::{BoundingBox, BoundingSphere};
 use scene_intersect::drawable::Drawable;
 use scene_intersect::intersectors::{AnyIntersector, LocalSegment, PrimitiveKind, QueryError};
@@ -455,7 +455,9 @@ fn georeferenced_scenes_are_measured_from_their_centre_and_answer_exactly() {
 }
 
 /// A segment intersector that does not walk the world tree itself (the trait's
-/// default `intersect_index`) and records the drawables it visits.
+/// default `intersect_index`) and records the drawables it visits. It culls the tree
+/// over the instances by the segment's own world-box tests, so that a stale box there
+/// would hide an instance from it.
 struct WholeVisits {
     inner: LineSegmentIntersector,
     visits: Vec<DrawableId>,
@@ -475,6 +477,18 @@ impl Intersector for WholeVisits {
     }
     fn enter_drawable(&self, local: &LocalSegment, bound: &BoundingBox) -> bool {
         self.inner.enter_drawable(local, bound)
+    }
+    fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
+        self.inner.begin_world_boxes(scene_bounds)
+    }
+    fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
+        self.inner.enter_world_box(bound)
+    }
+    fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
+        self.inner.enter_world_boxes(boxes)
+    }
+    fn world_limit(&self) -> f64 {
+        self.inner.world_limit()
     }
     fn intersect(
         &mut self,
@@ -518,6 +532,64 @@ fn intersectors_that_do_not_walk_the_world_tree_get_whole_drawables() {
     run(&mut IntersectionVisitor::new(), &scene, root, &mut walked);
     assert!(!walked.intersections().is_empty());
     assert_eq!(whole.inner.intersections(), walked.intersections());
+}
+
+/// The city's vehicle driven about, out of the city and back: intersectors that do not
+/// walk the world tree get whole drawables from the tree over the instances, refitted
+/// along the vehicle's paths alone at each move; they must find it wherever it is, and
+/// answer as the plain traversal.
+#[test]
+fn intersectors_that_do_not_walk_the_world_tree_find_a_moved_vehicle() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/city.glb");
+    let (mut scene, import) = scene_intersect::io::load_gltf(&path).unwrap();
+    let (root, vehicle) = (import.root, scene.find_node("vehicle").unwrap());
+    scene.build_acceleration();
+    let vehicle_drawables: Vec<DrawableId> = (scene.scene_index(root).unwrap().instances())
+        .iter()
+        .filter(|i| i.path.contains(&vehicle))
+        .map(|i| i.drawable)
+        .collect();
+    assert!(!vehicle_drawables.is_empty());
+    let mut rng = Rng(0x7e1);
+    for (step, x) in [-175.0, -60.0, 40.0, 400.0, 2500.0, 90.0]
+        .into_iter()
+        .enumerate()
+    {
+        let at = DVec3::new(x, 0.0, -170.0);
+        scene
+            .set_matrix(
+                vehicle,
+                DMat4::from_translation(at) * DMat4::from_rotation_y(0.3 * step as f64),
+            )
+            .unwrap();
+        // Straight down through the vehicle's roof, then across the city at random.
+        let mut segments = vec![(at + DVec3::new(0.0, 10.0, 0.0), at - DVec3::Y)];
+        segments.extend((0..8).map(|_| (rng.point(300.0), rng.point(300.0))));
+        for (k, (a, b)) in segments.into_iter().enumerate() {
+            let mut whole = WholeVisits {
+                inner: LineSegmentIntersector::new(a, b).unwrap(),
+                visits: Vec::new(),
+            };
+            run(&mut IntersectionVisitor::new(), &scene, root, &mut whole);
+            let mut plain = LineSegmentIntersector::new(a, b).unwrap();
+            let mut visitor = IntersectionVisitor::new();
+            visitor.set_use_acceleration(false);
+            run(&mut visitor, &scene, root, &mut plain);
+            assert_eq!(
+                whole.inner.intersections(),
+                plain.intersections(),
+                "move {step}, segment {k}: {a} -> {b}"
+            );
+            if k == 0 {
+                assert!(
+                    plain.intersections()[0].node_path.contains(&vehicle),
+                    "move {step}: the vehicle is hit first"
+                );
+                assert!(vehicle_drawables.iter().any(|d| whole.visits.contains(d)));
+            }
+        }
+    }
+    assert_eq!(scene.scene_index(root).unwrap().refit_count(), 6);
 }
 
 /// Lamp posts (a drawable of lines only) standing on a grid: a segment without a

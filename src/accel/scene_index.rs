@@ -23,14 +23,23 @@
 //! An instance moved by a matrix edit after the build is *detached* from the world
 //! tree: its triangles there stay where they were but are skipped, and it is visited
 //! whole, from a small tree of the detached instances, until the next rebuild. So
-//! moving one vehicle per frame recomputes that vehicle's instances and nothing else,
-//! and the world tree never stretches over a vehicle's trail.
+//! moving one vehicle per frame recomputes that vehicle's instances and the boxes on
+//! their leaves' paths in the instance tree and in the small tree ([`LeafPaths`]), and
+//! nothing else: its first move looks for its instances among all and
+//! [`TransformInstances`] remembers them; the small tree is rebuilt when it gains an
+//! instance, and once for as many moves as it holds instances (hundreds of vehicles
+//! each moved once a frame cost about a microsecond a move). The world tree never
+//! stretches over a vehicle's trail.
+
+use std::collections::HashMap;
 
 use glam::{DMat4, DVec3};
 use smallvec::SmallVec;
 
 use super::binned_sah::ItemBox;
 use super::bvh::{Aabb, Bvh};
+use super::leaf_paths::LeafPaths;
+use super::transform_instances::TransformInstances;
 use super::triangle_list::TriangleList;
 use super::wide_bvh::WideBvh;
 use super::world_bvh::{WorldBvh, WorldItem};
@@ -182,9 +191,33 @@ pub struct SceneIndex {
     detached: Vec<u32>,
     detached_bvh: WideBvh,
     refits: u64,
+    /// Boxes of the instance tree set by refits (see [`SceneIndex::refitted_boxes`]).
+    refitted_boxes: u64,
     /// The scene's count of mask edits when the instances were collected.
     mask_edits: u64,
+    /// Made at the first matrix edit (an index never edited does not pay for it).
+    moves: Option<Box<MoveLookup>>,
 }
+
+/// What [`SceneIndex::refit_under`] needs to find the instances a matrix edit moves and
+/// to refit the instance tree's paths to them alone.
+#[derive(Clone, Debug, PartialEq)]
+struct MoveLookup {
+    under: TransformInstances,
+    /// The instance tree's.
+    leaf_paths: LeafPaths,
+    /// The tree of detached instances' (made at each of its rebuilds).
+    detached_paths: LeafPaths,
+    /// Per detached instance, its position in [`SceneIndex::detached`].
+    detached_at: HashMap<u32, u32>,
+    /// Refits of the tree of detached instances since it was last rebuilt.
+    detached_refits: usize,
+}
+
+/// Past one moved instance in this many, [`SceneIndex::refit_under`] refits the whole
+/// instance tree rather than the paths to the moved instances' leaves: a path costs up
+/// to a box a level for each instance, a whole refit one read of every instance's box.
+const PATH_REFIT_SHARE: usize = 16;
 
 impl SceneIndex {
     /// Collects the instances under `root` (every path, every Switch / LOD child; those
@@ -212,7 +245,9 @@ impl SceneIndex {
             detached: Vec::new(),
             detached_bvh: WideBvh::default(),
             refits: 0,
+            refitted_boxes: 0,
             mask_edits: scene.mask_edits(),
+            moves: None,
         }
     }
 
@@ -273,6 +308,13 @@ impl SceneIndex {
             + (self.id_starts.len() + self.id_blocks.len() + self.detached.len())
                 * std::mem::size_of::<u32>()
             + self.detached_bvh.memory_bytes()
+            + self.moves.as_ref().map_or(0, |m| {
+                std::mem::size_of::<MoveLookup>()
+                    + m.under.memory_bytes()
+                    + m.leaf_paths.memory_bytes()
+                    + m.detached_paths.memory_bytes()
+                    + m.detached_at.capacity() * 2 * std::mem::size_of::<u32>()
+            })
     }
 
     /// The instances, in the leaf order of [`bvh`](Self::bvh).
@@ -303,18 +345,42 @@ impl SceneIndex {
         self.refits
     }
 
+    /// How many boxes of the instance tree ([`bvh`](Self::bvh)) the refits since the
+    /// build have set: a move of a few instances sets those on the paths to their
+    /// leaves, at most one a level each, where a refit of the whole tree sets every
+    /// lane of every node.
+    pub fn refitted_boxes(&self) -> u64 {
+        self.refitted_boxes
+    }
+
     /// After the matrix of `moved` changed: recomputes the matrices and world boxes of
     /// the instances whose path goes through it (this index's root being `root`), and
     /// the matrices their LOD gates below it keep, with the plain traversal's
-    /// arithmetic; detaches those still in the world tree, and refits the instance tree
-    /// and the tree of detached instances. Nothing else is rebuilt.
+    /// arithmetic; detaches those still in the world tree, refits the boxes on the paths
+    /// to their leaves in the instance tree and in the tree of detached instances (which
+    /// is rebuilt instead when it gains an instance, and once it has absorbed as many
+    /// refits as it holds instances). Nothing else is read or rebuilt once `moved` has
+    /// been moved before: its first edit finds its instances among all
+    /// ([`TransformInstances`] remembers them), and the index's first edit makes the
+    /// instance tree's [`LeafPaths`].
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
-        let mut changed = false;
-        for (k, instance) in self.instances.iter_mut().enumerate() {
+        let mut moves = self.moves.take().unwrap_or_else(|| {
+            Box::new(MoveLookup {
+                under: TransformInstances::default(),
+                leaf_paths: LeafPaths::new(&self.bvh, self.instances.len()),
+                detached_paths: LeafPaths::default(),
+                detached_at: HashMap::new(),
+                detached_refits: 0,
+            })
+        });
+        let mut changed = Vec::new();
+        let mut newly_detached = false;
+        for &k in moves.under.under(moved, &self.instances) {
+            let instance = &mut self.instances[k as usize];
             if instance.path.first() != Some(&root) || !instance.path.contains(&moved) {
                 continue;
             }
-            changed = true;
+            changed.push(k);
             let frame = path_frame(scene, &instance.path);
             instance.active = frame.is_some();
             if let Some((l2w, w2l)) = frame {
@@ -345,26 +411,83 @@ impl SceneIndex {
             };
             if !instance.detached {
                 instance.detached = true;
-                self.detached.push(k as u32);
+                self.detached.push(k);
+                newly_detached = true;
             }
         }
-        if changed {
+        if !changed.is_empty() {
             self.refits += 1;
-            self.bvh.refit(|range| {
-                let mut b = Aabb::EMPTY;
-                for i in &self.instances[range] {
-                    b.grow(&i.world_box);
-                }
-                b
-            });
-            // A handful of instances: rebuilt, in its own order.
-            let boxes: Vec<Aabb> = (self.detached.iter())
-                .map(|&k| self.instances[k as usize].world_box)
-                .collect();
-            let (tree, order) = Bvh::build(&boxes);
-            self.detached = order.iter().map(|&i| self.detached[i as usize]).collect();
-            self.detached_bvh = WideBvh::from_binary(&tree);
+            self.refit_instance_tree(&moves, &changed);
+            self.refit_detached_tree(&mut moves, &changed, newly_detached);
         }
+        self.moves = Some(moves);
+    }
+
+    /// Sets the boxes of the instance tree over the instances `changed` (positions),
+    /// which moved: on the paths to their leaves, or everywhere when they are many.
+    fn refit_instance_tree(&mut self, moves: &MoveLookup, changed: &[u32]) {
+        let instances = &self.instances;
+        let leaf_box = |range: std::ops::Range<usize>| {
+            let mut b = Aabb::EMPTY;
+            for i in &instances[range] {
+                b.grow(&i.world_box);
+            }
+            b
+        };
+        let set = if changed.len() * PATH_REFIT_SHARE <= instances.len() {
+            moves.leaf_paths.refit(&mut self.bvh, changed, leaf_box)
+        } else {
+            self.bvh.refit(leaf_box);
+            (self.bvh.nodes().iter())
+                .map(|n| n.lanes().count_ones() as usize)
+                .sum()
+        };
+        self.refitted_boxes += set as u64;
+    }
+
+    /// Brings the tree of detached instances up to date after the instances `changed`
+    /// (all detached now) moved: rebuilt when one of them was `newly_detached`, or once
+    /// it has absorbed as many refits as it holds instances (so that instances moving
+    /// apart do not leave it stretched: one rebuild for each instance moved once, on
+    /// average); otherwise refitted along their paths, like the instance tree. A scene
+    /// moving hundreds of vehicles a frame would otherwise rebuild the tree of all of
+    /// them at each one's move.
+    fn refit_detached_tree(
+        &mut self,
+        moves: &mut MoveLookup,
+        changed: &[u32],
+        newly_detached: bool,
+    ) {
+        if !newly_detached && moves.detached_refits < self.detached.len() {
+            let positions: SmallVec<[u32; 8]> = (changed.iter())
+                .filter_map(|k| moves.detached_at.get(k).copied())
+                .collect();
+            if positions.len() == changed.len() {
+                let (instances, detached) = (&self.instances, &self.detached);
+                moves
+                    .detached_paths
+                    .refit(&mut self.detached_bvh, &positions, |range| {
+                        let mut b = Aabb::EMPTY;
+                        for &k in &detached[range] {
+                            b.grow(&instances[k as usize].world_box);
+                        }
+                        b
+                    });
+                moves.detached_refits += 1;
+                return;
+            }
+        }
+        let boxes: Vec<Aabb> = (self.detached.iter())
+            .map(|&k| self.instances[k as usize].world_box)
+            .collect();
+        let (tree, order) = Bvh::build(&boxes);
+        self.detached = order.iter().map(|&i| self.detached[i as usize]).collect();
+        self.detached_bvh = WideBvh::from_binary(&tree);
+        moves.detached_paths = LeafPaths::new(&self.detached_bvh, self.detached.len());
+        moves.detached_at = (self.detached.iter().enumerate())
+            .map(|(position, &k)| (k, position as u32))
+            .collect();
+        moves.detached_refits = 0;
     }
 }
 
@@ -809,5 +932,135 @@ mod tests {
         assert!(!skew(&flat).is_finite() || skew(&flat) > MAX_PLACED_SKEW);
         let flat = DMat4::from_mat3(flat);
         assert!(!placeable(&triangle(), &flat, &flat.inverse()));
+    }
+
+    /// A row of `n` triangles, each under a transform of its own (named `t{i}`), under
+    /// `root`, all under one more transform (`all`).
+    fn row(n: usize) -> (SceneGraph, NodeId, NodeId, Vec<NodeId>) {
+        let mut scene = SceneGraph::new();
+        let root = scene.add_group("root");
+        let all = scene.add_transform("all", DMat4::IDENTITY).unwrap();
+        scene.add_child(root, all).unwrap();
+        let drawable = scene.add_drawable("triangle", triangle());
+        let geode = scene.add_geode("geode");
+        scene.add_drawable_to_geode(geode, drawable).unwrap();
+        let movers = (0..n)
+            .map(|i| {
+                let at = DVec3::new(3.0 * (i % 40) as f64, 0.0, 3.0 * (i / 40) as f64);
+                let t = scene
+                    .add_transform(format!("t{i}"), DMat4::from_translation(at))
+                    .unwrap();
+                scene.add_child(all, t).unwrap();
+                scene.add_child(t, geode).unwrap();
+                t
+            })
+            .collect();
+        (scene, root, all, movers)
+    }
+
+    /// The instance tree refitted whole from the instances' current boxes.
+    fn refitted_whole(index: &SceneIndex) -> WideBvh {
+        let mut whole = index.bvh.clone();
+        whole.refit(|range| {
+            let mut b = Aabb::EMPTY;
+            index.instances[range]
+                .iter()
+                .for_each(|i| b.grow(&i.world_box));
+            b
+        });
+        whole
+    }
+
+    #[test]
+    fn a_move_refits_the_paths_of_its_instances_alone_and_a_big_one_the_whole_tree() {
+        let (mut scene, root, all, movers) = row(800);
+        // Built aside: the scene's own index (none here) is what `set_matrix` refits.
+        let mut index = SceneIndex::build(&scene, root);
+        let nodes = index.bvh.nodes().len();
+        let lanes: u64 = (index.bvh.nodes().iter())
+            .map(|n| u64::from(n.lanes().count_ones()))
+            .sum();
+        assert!(nodes > 50, "{nodes} nodes");
+        for (step, &k) in [5usize, 799, 5, 312].iter().enumerate() {
+            let far = DVec3::new(-50.0 * step as f64, 20.0, 7.0);
+            scene
+                .set_matrix(movers[k], DMat4::from_translation(far))
+                .unwrap();
+            let before = index.refitted_boxes();
+            index.refit_under(&scene, root, movers[k]);
+            let set = index.refitted_boxes() - before;
+            assert!((1..=12).contains(&set), "step {step}: {set} boxes set");
+            assert_eq!(index.bvh, refitted_whole(&index), "step {step}");
+            let moved = (index.instances.iter())
+                .find(|i| i.path.contains(&movers[k]))
+                .unwrap();
+            assert!(moved.detached && moved.world_box.min.y > 19.9);
+            assert!(index.bvh.bounds().max.y > 20.9);
+        }
+        // Moving everything refits the whole tree, every lane once.
+        scene
+            .set_matrix(all, DMat4::from_translation(DVec3::Y))
+            .unwrap();
+        let before = index.refitted_boxes();
+        index.refit_under(&scene, root, all);
+        assert_eq!(index.refitted_boxes() - before, lanes);
+        assert_eq!(index.bvh, refitted_whole(&index));
+        assert_eq!(index.refit_count(), 5);
+        // A node on no path moves nothing.
+        let stray = scene.add_transform("stray", DMat4::IDENTITY).unwrap();
+        index.refit_under(&scene, root, stray);
+        assert_eq!(index.refit_count(), 5);
+    }
+
+    /// The tree of detached instances refitted whole from their current boxes.
+    fn detached_refitted_whole(index: &SceneIndex) -> WideBvh {
+        let mut whole = index.detached_bvh.clone();
+        whole.refit(|range| {
+            let mut b = Aabb::EMPTY;
+            for &k in &index.detached[range] {
+                b.grow(&index.instances[k as usize].world_box);
+            }
+            b
+        });
+        whole
+    }
+
+    #[test]
+    fn many_movers_refit_the_tree_of_detached_instances_and_rebuild_it_once_a_round() {
+        let inside = |a: &Aabb, b: &Aabb| a.min.cmple(b.min).all() && b.max.cmple(a.max).all();
+        let (mut scene, root, _, movers) = row(800);
+        let mut index = SceneIndex::build(&scene, root);
+        let movers = &movers[..40];
+        let mut rebuilds = [0; 3];
+        for (round, rebuilt) in rebuilds.iter_mut().enumerate() {
+            for (i, &t) in movers.iter().enumerate() {
+                let at = DVec3::new(7.0 * i as f64, 5.0 * round as f64, -40.0 * round as f64);
+                scene.set_matrix(t, DMat4::from_translation(at)).unwrap();
+                index.refit_under(&scene, root, t);
+                if index.moves.as_ref().unwrap().detached_refits == 0 {
+                    *rebuilt += 1;
+                }
+                let detached = if round == 0 { i + 1 } else { movers.len() };
+                assert_eq!(index.detached.len(), detached);
+                assert_eq!(index.detached_bvh, detached_refitted_whole(&index));
+                // The moved instance where it now is, in a leaf whose path holds it.
+                let moved = (index.instances.iter())
+                    .position(|inst| inst.path.contains(&t))
+                    .unwrap();
+                let moved_box = index.instances[moved].world_box;
+                let position = (index.detached.iter())
+                    .position(|&k| k as usize == moved)
+                    .unwrap();
+                let mut held = false;
+                index.detached_bvh.for_each_leaf(
+                    |b| inside(b, &moved_box),
+                    |items| held |= items.contains(&position),
+                );
+                assert!(held, "round {round}, move {i}");
+            }
+        }
+        // Rebuilt at every move that detached one more instance; after that, once for
+        // every 40 moves (as many as it holds), refitted at the others.
+        assert_eq!(rebuilds, [40, 0, 1]);
     }
 }

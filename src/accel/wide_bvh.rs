@@ -236,6 +236,23 @@ impl WideBvh {
         }
     }
 
+    /// Sets the box of lane `lane` of node `node`; false when it already was `b` (then
+    /// nothing is written). For [`LeafPaths`](super::LeafPaths), which keeps the boxes
+    /// above it the unions of their children.
+    pub(super) fn set_child_box(&mut self, node: usize, lane: usize, b: &Aabb) -> bool {
+        let boxes = &mut self.nodes[node].boxes;
+        if boxes.get(lane) == *b {
+            return false;
+        }
+        boxes.set(lane, b);
+        true
+    }
+
+    /// Sets the box of everything (the union of the root's lanes, kept by the caller).
+    pub(super) fn set_bounds(&mut self, b: Aabb) {
+        self.bounds = b;
+    }
+
     /// [`refit_leaves`](Self::refit_leaves) recomputing every leaf.
     pub fn refit(&mut self, mut leaf_bounds: impl FnMut(Range<usize>) -> Aabb) {
         self.refit_leaves(|items| Some(leaf_bounds(items)));
