@@ -799,6 +799,97 @@ fn print_ratios(benches: &[Bench]) {
     println!();
 }
 
+/// Microseconds one `set_matrix` takes, with the refit of the scene index it triggers,
+/// for `movers` (transforms) moved in turn, round after round, each by a little more
+/// at each round, [`TABLE`] moves a sample (the first round, in which each mover's
+/// first move looks for its instances among all, before the timing); every mover is
+/// put back where it was. `None` when `movers` is empty.
+///
+/// The movers stay detached from the world tree until the next rebuild: the criterion
+/// groups that follow on the scene visit them from the small tree of moved instances.
+fn ours_moves(b: &mut Bench, movers: &[NodeId]) -> Option<f64> {
+    let homes: Vec<DMat4> = (movers.iter())
+        .map(|&n| match b.scene.node(n).map(|node| node.kind()) {
+            Some(NodeKind::Transform(t)) => Some(t.matrix),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    if movers.is_empty() {
+        return None;
+    }
+    b.scene.scene_index(b.root)?;
+    let pose = |home: DMat4, step: usize| {
+        home * DMat4::from_translation(DVec3::new(0.01 * (step % 10_000) as f64, 0.0, 0.0))
+    };
+    for (&n, &home) in movers.iter().zip(&homes) {
+        b.scene.set_matrix(n, pose(home, 1)).ok()?;
+    }
+    let mut step = movers.len();
+    let (ms, moves) = median_ms(|| {
+        for _ in 0..TABLE {
+            step += 1;
+            let k = step % movers.len();
+            b.scene
+                .set_matrix(movers[k], pose(homes[k], step / movers.len()))
+                .expect("a finite, affine pose");
+        }
+        TABLE
+    });
+    for (&n, &home) in movers.iter().zip(&homes) {
+        b.scene.set_matrix(n, home).ok()?;
+    }
+    Some(ms * 1e3 / moves as f64)
+}
+
+/// How many of the generated cities' buildings `print_moves` moves about together.
+const MOVING_BUILDINGS: usize = 100;
+
+/// The cost of moving things in the generated cities (a refit of the scene index along
+/// the moved instances' paths): the vehicle alone, and [`MOVING_BUILDINGS`] buildings
+/// each moved once a round (as a scene with that many vehicles moves them every frame);
+/// per city and as the city grows 10x.
+fn print_moves(benches: &mut [Bench]) {
+    let mut per_city = Vec::new();
+    for b in benches.iter_mut() {
+        let Some(vehicle) = b.scene.find_node("vehicle") else {
+            continue;
+        };
+        let buildings: Vec<NodeId> = (b.scene.nodes())
+            .filter(|(_, node)| {
+                matches!(node.kind(), NodeKind::Transform(_))
+                    && node.name().starts_with("building_")
+            })
+            .map(|(id, _)| id)
+            .take(MOVING_BUILDINGS)
+            .collect();
+        let (Some(one), Some(many)) = (ours_moves(b, &[vehicle]), ours_moves(b, &buildings)) else {
+            continue;
+        };
+        println!(
+            "move {:>17} the vehicle: {one:.3} us per set_matrix; {} buildings in turn: {many:.3} us per set_matrix ({} triangles)",
+            b.name,
+            buildings.len(),
+            b.parry_indices.len()
+        );
+        per_city.push((b.name.clone(), b.parry_indices.len(), one, many));
+    }
+    let find = |name: &str| per_city.iter().find(|(n, ..)| n == name);
+    if let (Some(small), Some(big)) = (find("city_s3"), find("city_s10")) {
+        for (what, t_small, t_big) in [
+            ("moving the vehicle", small.2, big.2),
+            ("moving buildings in turn", small.3, big.3),
+        ] {
+            println!(
+                "scaling: {} -> {} triangles: {what} {t_small:.3} -> {t_big:.3} us per move ({:.2}x)",
+                small.1,
+                big.1,
+                t_big / t_small
+            );
+        }
+    }
+    println!();
+}
+
 // ----- the C++ peers: OpenSceneGraph and Embree ----------------------------------------
 
 /// Writes the scene's flattened triangles, its meshes and the ratio table's [`TABLE`]
@@ -979,11 +1070,12 @@ fn profile_only(benches: &[Bench], spec: &str) {
 }
 
 fn bench_all(c: &mut Criterion) {
-    let benches = scenes();
+    let mut benches = scenes();
     if let Ok(spec) = std::env::var("BENCH_PROFILE") {
         profile_only(&benches, &spec);
     }
     print_ratios(&benches);
+    print_moves(&mut benches);
     for b in &benches {
         let mut group = c.benchmark_group(&b.name);
         group.sample_size(10);
