@@ -42,6 +42,9 @@ pub struct Frame {
     pub hits: Vec<PolytopeHit>,
     /// The time the polytope query took.
     pub query_time: Duration,
+    /// The time moving the vehicle took (its node's matrix set, the scene index refitted
+    /// along the vehicle's paths).
+    pub move_time: Duration,
     /// The vehicle's local-to-world matrix this frame.
     pub world: glam::DMat4,
 }
@@ -85,7 +88,9 @@ impl Drive {
 
     /// Moves the vehicle to `pose` and finds what its box touches.
     pub fn step(&mut self, scene: &mut SceneGraph, pose: &Pose) -> Result<Frame, String> {
+        let started = Instant::now();
         let world = self.vehicle.place(scene, pose)?;
+        let move_time = started.elapsed();
         let (center, half, rotation) = self.vehicle.oriented_box(&world, self.inflate);
         let bad_box = |e: QueryError| format!("vehicle box: {e}");
         let query = match &mut self.query {
@@ -143,6 +148,7 @@ impl Drive {
             events,
             hits,
             query_time,
+            move_time,
             world,
         })
     }

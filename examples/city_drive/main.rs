@@ -29,8 +29,8 @@
 //!   itself is clear.
 //!
 //! # Output
-//! The changes per frame, a summary (frames, queries, hits, query time per frame:
-//! median and p99) and a PNG map (`--out`, see [`map`]).
+//! The changes per frame, a summary (frames, queries, hits, query time and vehicle move
+//! time per frame: median and p99) and a PNG map (`--out`, see [`map`]).
 
 #[path = "../common/scene_walk.rs"]
 mod scene_walk;
@@ -124,6 +124,7 @@ fn run(o: &Options) -> Result<(), String> {
 
     let mut drive = Drive::new(vehicle, terrain, root, o.inflate);
     let mut times: Vec<Duration> = Vec::with_capacity(frames);
+    let mut move_times: Vec<Duration> = Vec::with_capacity(frames);
     let mut total_hits = 0usize;
     let mut events = 0usize;
     let mut objects = std::collections::BTreeSet::new();
@@ -141,6 +142,7 @@ fn run(o: &Options) -> Result<(), String> {
         let pose = Pose::heading(DVec3::new(at.x, height, at.y), heading.x, heading.y);
         let result = drive.step(&mut scene, &pose)?;
         times.push(result.query_time);
+        move_times.push(result.move_time);
         total_hits += result.hits.len();
         path.push(pose.position);
         hit_polygons.extend(result.hits.iter().map(|h| h.polygon.to_vec()));
@@ -179,22 +181,24 @@ fn run(o: &Options) -> Result<(), String> {
             c.triangles
         );
     }
-    times.sort();
-    let percentile = |p: f64| {
-        let i = ((times.len() as f64 - 1.0) * p).round() as usize;
-        times.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e6)
-    };
     println!(
         "summary: {frames} frames, {frames} queries, {total_hits} triangle hits, {events} contact \
          events, {} objects touched",
         objects.len()
     );
-    println!(
-        "query time per frame: median {:.1} us, p99 {:.1} us, max {:.1} us",
-        percentile(0.5),
-        percentile(0.99),
-        percentile(1.0)
-    );
+    for (what, mut times) in [("query", times), ("vehicle move", move_times)] {
+        times.sort();
+        let percentile = |p: f64| {
+            let i = ((times.len() as f64 - 1.0) * p).round() as usize;
+            times.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e6)
+        };
+        println!(
+            "{what} time per frame: median {:.1} us, p99 {:.1} us, max {:.1} us",
+            percentile(0.5),
+            percentile(0.99),
+            percentile(1.0)
+        );
+    }
 
     let route_points: Vec<DVec3> = route
         .points()
