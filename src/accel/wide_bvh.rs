@@ -236,11 +236,14 @@ impl WideBvh {
         }
     }
 
-    /// Sets the box of lane `lane` of node `node`; false when it already was `b` (then
-    /// nothing is written). For [`LeafPaths`](super::LeafPaths), which keeps the boxes
-    /// above it the unions of their children.
+    /// Sets the box of lane `lane` (below 4) of node `node`; false when it already was
+    /// `b` or there is no such node (then nothing is written). For
+    /// [`LeafPaths`](super::LeafPaths), which keeps the boxes above it the unions of
+    /// their children.
     pub(super) fn set_child_box(&mut self, node: usize, lane: usize, b: &Aabb) -> bool {
-        let boxes = &mut self.nodes[node].boxes;
+        let Some(boxes) = self.nodes.get_mut(node).map(|n| &mut n.boxes) else {
+            return false;
+        };
         if boxes.get(lane) == *b {
             return false;
         }
