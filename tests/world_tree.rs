@@ -415,6 +415,67 @@ fn moved_instances_are_detached_and_still_answer_exactly() {
     assert!(index.instances().iter().filter(|i| i.detached).count() == 1);
 }
 
+/// Drawables edited in place (`edit_geometry`) or replaced keep the scene index: their
+/// instances are detached, as moved ones are, and every query still answers as the
+/// plain traversal, whatever the edit did to the primitives.
+#[test]
+fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
+    let (mut scene, root, _, _) = scene();
+    scene.build_acceleration();
+    let named = |scene: &SceneGraph, name: &str| {
+        (scene.drawables())
+            .find(|(id, _)| scene.drawable_name(*id) == Some(name))
+            .unwrap()
+            .0
+    };
+    let detached_names = |scene: &SceneGraph| {
+        let index = scene.scene_index(root).unwrap();
+        let mut names: Vec<_> = (index.detached().iter())
+            .map(|&k| scene.drawable_name(index.instances()[k as usize].drawable))
+            .map(|name| name.unwrap_or_default().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    // The placed flat grid, lifted 1.5 units and stretched: its triangles in the world
+    // tree are stale from now on.
+    let flat = named(&scene, "flat");
+    scene
+        .edit_geometry(flat, |g| {
+            for v in g.vertices_mut() {
+                *v = Vec3::new(v.x * 1.2, v.y + 1.5, v.z);
+            }
+        })
+        .unwrap();
+    assert_all_queries_equal_plain(&scene, root, 0xed17, |_| {});
+    assert_eq!(detached_names(&scene), ["flat"]);
+    // The shared mesh, its primitive set dropped (nothing left to hit): both instances.
+    let small = named(&scene, "small");
+    scene
+        .edit_geometry(small, |g| g.remove_primitive_set(0).is_some())
+        .unwrap();
+    assert_all_queries_equal_plain(&scene, root, 0xed18, |_| {});
+    assert_eq!(detached_names(&scene), ["flat", "small", "small"]);
+    // The quads (a whole item) replaced by a bigger grid, then the flat grid edited again.
+    let quads = named(&scene, "quads");
+    let old = scene.replace_drawable(quads, grid(12, 14.0)).unwrap();
+    assert!(old.as_geometry().is_some_and(|g| g.primitive_count() > 0));
+    scene
+        .edit_geometry(flat, |g| g.vertices_mut()[0].y = 9.0)
+        .unwrap();
+    assert_all_queries_equal_plain(&scene, root, 0xed19, |_| {});
+    let index = scene.scene_index(root).unwrap();
+    // The same index throughout, refitted four times; the world tree untouched.
+    assert_eq!(index.refit_count(), 4);
+    assert_eq!(index.world().triangle_count(), 3200 + 1800);
+    // An edit that changes nothing refits all the same: the index cannot tell.
+    scene
+        .edit_geometry(named(&scene, "tilted"), |_| ())
+        .unwrap();
+    assert_eq!(scene.scene_index(root).unwrap().refit_count(), 5);
+    assert_all_queries_equal_plain(&scene, root, 0xed1a, |_| {});
+}
+
 #[test]
 fn georeferenced_scenes_are_measured_from_their_centre_and_answer_exactly() {
     // The test scene placed 4·10^6 units east and 3·10^6 south, as a georeferenced city

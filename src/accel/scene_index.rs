@@ -26,7 +26,7 @@
 //! moving one vehicle per frame recomputes that vehicle's instances and the boxes on
 //! their leaves' paths in the instance tree and in the small tree ([`LeafPaths`]), and
 //! nothing else: its first move looks for its instances among all and
-//! [`TransformInstances`] remembers them; the small tree is rebuilt when it gains an
+//! [`EditedInstances`] remembers them; the small tree is rebuilt when it gains an
 //! instance, and once for as many moves as it holds instances (hundreds of vehicles
 //! each moved once a frame cost about a microsecond a move). The world tree never
 //! stretches over a vehicle's trail.
@@ -38,8 +38,8 @@ use smallvec::SmallVec;
 
 use super::binned_sah::ItemBox;
 use super::bvh::{Aabb, Bvh};
+use super::edited_instances::EditedInstances;
 use super::leaf_paths::LeafPaths;
-use super::transform_instances::TransformInstances;
 use super::triangle_list::TriangleList;
 use super::wide_bvh::WideBvh;
 use super::world_bvh::{WorldBvh, WorldItem};
@@ -203,7 +203,7 @@ pub struct SceneIndex {
 /// to refit the instance tree's paths to them alone.
 #[derive(Clone, Debug, PartialEq)]
 struct MoveLookup {
-    under: TransformInstances,
+    edited: EditedInstances,
     /// The instance tree's.
     leaf_paths: LeafPaths,
     /// The tree of detached instances' (made at each of its rebuilds).
@@ -310,7 +310,7 @@ impl SceneIndex {
             + self.detached_bvh.memory_bytes()
             + self.moves.as_ref().map_or(0, |m| {
                 std::mem::size_of::<MoveLookup>()
-                    + m.under.memory_bytes()
+                    + m.edited.memory_bytes()
                     + m.leaf_paths.memory_bytes()
                     + m.detached_paths.memory_bytes()
                     + m.detached_at.capacity() * 2 * std::mem::size_of::<u32>()
@@ -361,21 +361,13 @@ impl SceneIndex {
     /// is rebuilt instead when it gains an instance, and once it has absorbed as many
     /// refits as it holds instances). Nothing else is read or rebuilt once `moved` has
     /// been moved before: its first edit finds its instances among all
-    /// ([`TransformInstances`] remembers them), and the index's first edit makes the
+    /// ([`EditedInstances`] remembers them), and the index's first edit makes the
     /// instance tree's [`LeafPaths`].
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
-        let mut moves = self.moves.take().unwrap_or_else(|| {
-            Box::new(MoveLookup {
-                under: TransformInstances::default(),
-                leaf_paths: LeafPaths::new(&self.bvh, self.instances.len()),
-                detached_paths: LeafPaths::default(),
-                detached_at: HashMap::new(),
-                detached_refits: 0,
-            })
-        });
+        let mut moves = self.take_moves();
         let mut changed = Vec::new();
         let mut newly_detached = false;
-        for &k in moves.under.under(moved, &self.instances) {
+        for &k in moves.edited.under(moved, &self.instances) {
             let instance = &mut self.instances[k as usize];
             if instance.path.first() != Some(&root) || !instance.path.contains(&moved) {
                 continue;
@@ -405,22 +397,69 @@ impl SceneIndex {
                     }
                 }
             }
-            instance.world_box = match (frame, scene.drawable_bound(instance.drawable)) {
-                (Some((l2w, _)), Some(b)) if !b.is_empty() => world_box(&b, &l2w),
-                _ => Aabb::EMPTY,
-            };
-            if !instance.detached {
-                instance.detached = true;
-                self.detached.push(k);
-                newly_detached = true;
-            }
+            newly_detached |= self.detach(scene, k);
         }
-        if !changed.is_empty() {
-            self.refits += 1;
-            self.refit_instance_tree(&moves, &changed);
-            self.refit_detached_tree(&mut moves, &changed, newly_detached);
-        }
+        self.refit_changed(&mut moves, &changed, newly_detached);
         self.moves = Some(moves);
+    }
+
+    /// After `drawable` was edited in place or replaced (its primitives, its bound, even
+    /// its kind may have changed): detaches its instances from the world tree, whose
+    /// record of its triangles is stale (they are visited whole from then on, through the
+    /// drawable as it is now), gives them the world box of its new bound, and refits the
+    /// trees as [`refit_under`](Self::refit_under) does. Its instances are found among
+    /// all at its first edit and remembered.
+    pub fn refit_drawable(&mut self, scene: &SceneGraph, drawable: DrawableId) {
+        let mut moves = self.take_moves();
+        let changed = moves.edited.of_drawable(drawable, &self.instances).to_vec();
+        let mut newly_detached = false;
+        for &k in &changed {
+            newly_detached |= self.detach(scene, k);
+        }
+        self.refit_changed(&mut moves, &changed, newly_detached);
+        self.moves = Some(moves);
+    }
+
+    /// The lookups for edits, made at the first one.
+    fn take_moves(&mut self) -> Box<MoveLookup> {
+        self.moves.take().unwrap_or_else(|| {
+            Box::new(MoveLookup {
+                edited: EditedInstances::default(),
+                leaf_paths: LeafPaths::new(&self.bvh, self.instances.len()),
+                detached_paths: LeafPaths::default(),
+                detached_at: HashMap::new(),
+                detached_refits: 0,
+            })
+        })
+    }
+
+    /// Gives instance `k` the world box of its drawable's bound under its frame (empty
+    /// under a singular one) and detaches it from the world tree; true when it was not
+    /// detached yet.
+    fn detach(&mut self, scene: &SceneGraph, k: u32) -> bool {
+        let instance = &mut self.instances[k as usize];
+        let bound = scene.drawable_bound(instance.drawable);
+        instance.world_box = match bound {
+            Some(b) if instance.active && !b.is_empty() => world_box(&b, &instance.local_to_world),
+            _ => Aabb::EMPTY,
+        };
+        if instance.detached {
+            return false;
+        }
+        instance.detached = true;
+        self.detached.push(k);
+        true
+    }
+
+    /// After the instances `changed` (positions) changed their world boxes: refits the
+    /// instance tree and brings the tree of detached instances up to date.
+    fn refit_changed(&mut self, moves: &mut MoveLookup, changed: &[u32], newly_detached: bool) {
+        if changed.is_empty() {
+            return;
+        }
+        self.refits += 1;
+        self.refit_instance_tree(moves, changed);
+        self.refit_detached_tree(moves, changed, newly_detached);
     }
 
     /// Sets the boxes of the instance tree over the instances `changed` (positions),
