@@ -6,8 +6,11 @@
 //! in the same order), and its drawable's box in world space. What the visitor decides
 //! per query — node masks, Switch children, LOD children — is kept as *gates* checked at
 //! query time against the graph's current state, so toggling a mask or a switch needs
-//! no rebuild. Structural edits and drawable edits drop the index through the same
-//! invalidation walk as the bounds; a matrix edit refits it ([`SceneIndex::refit_under`]).
+//! no rebuild. Structural edits, and drawables handed out mutably
+//! (`SceneGraph::drawable_mut`), drop the index through the same invalidation walk as
+//! the bounds; a matrix edit refits it ([`SceneIndex::refit_under`]), and so does a
+//! drawable edited in place or replaced through the graph's closures
+//! ([`SceneIndex::refit_drawable`]).
 //!
 //! The index holds two trees:
 //!
@@ -340,7 +343,8 @@ impl SceneIndex {
         &self.bvh
     }
 
-    /// How many matrix edits this index absorbed by refitting since it was built.
+    /// How many edits (matrices moved, drawables edited or replaced) this index absorbed
+    /// by refitting since it was built.
     pub fn refit_count(&self) -> u64 {
         self.refits
     }
