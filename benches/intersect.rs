@@ -841,13 +841,46 @@ fn ours_moves(b: &mut Bench, movers: &[NodeId]) -> Option<f64> {
     Some(ms * 1e3 / moves as f64)
 }
 
+/// Microseconds one `edit_geometry` of `drawable` takes (one vertex raised a little
+/// more at each edit; the scene index refitted, the drawable's instances detached),
+/// [`TABLE`] edits a sample (the first edit, which looks for its instances among all,
+/// before the timing); the vertex is put back. `None` for a drawable that is not a
+/// `Geometry` or has no vertex.
+fn ours_mesh_edits(b: &mut Bench, drawable: DrawableId) -> Option<f64> {
+    let home = *b
+        .scene
+        .drawable(drawable)?
+        .as_geometry()?
+        .vertices()
+        .first()?;
+    let mut step = 0u32;
+    let mut edit = |b: &mut Bench| {
+        step += 1;
+        let y = home.y + 1e-3 * (step % 1000) as f32;
+        b.scene
+            .edit_geometry(drawable, |g| g.vertices_mut()[0].y = y)
+            .expect("a geometry");
+    };
+    edit(b);
+    let (ms, edits) = median_ms(|| {
+        for _ in 0..TABLE {
+            edit(b);
+        }
+        TABLE
+    });
+    b.scene
+        .edit_geometry(drawable, |g| g.vertices_mut()[0] = home)
+        .ok()?;
+    Some(ms * 1e3 / edits as f64)
+}
+
 /// How many of the generated cities' buildings `print_moves` moves about together.
 const MOVING_BUILDINGS: usize = 100;
 
 /// The cost of moving things in the generated cities (a refit of the scene index along
-/// the moved instances' paths): the vehicle alone, and [`MOVING_BUILDINGS`] buildings
-/// each moved once a round (as a scene with that many vehicles moves them every frame);
-/// per city and as the city grows 10x.
+/// the moved instances' paths): the vehicle alone, [`MOVING_BUILDINGS`] buildings each
+/// moved once a round (as a scene with that many vehicles moves them every frame), and
+/// the vehicle's mesh edited in place; per city and as the city grows 10x.
 fn print_moves(benches: &mut [Bench]) {
     let mut per_city = Vec::new();
     for b in benches.iter_mut() {
@@ -862,22 +895,30 @@ fn print_moves(benches: &mut [Bench]) {
             .map(|(id, _)| id)
             .take(MOVING_BUILDINGS)
             .collect();
-        let (Some(one), Some(many)) = (ours_moves(b, &[vehicle]), ours_moves(b, &buildings)) else {
+        let vehicle_mesh = (b.scene.scene_index(b.root))
+            .and_then(|index| index.instances().iter().find(|i| i.path.contains(&vehicle)))
+            .map(|i| i.drawable);
+        let (Some(one), Some(many), Some(edit)) = (
+            ours_moves(b, &[vehicle]),
+            ours_moves(b, &buildings),
+            vehicle_mesh.and_then(|d| ours_mesh_edits(b, d)),
+        ) else {
             continue;
         };
         println!(
-            "move {:>17} the vehicle: {one:.3} us per set_matrix; {} buildings in turn: {many:.3} us per set_matrix ({} triangles)",
+            "move {:>17} the vehicle: {one:.3} us per set_matrix; {} buildings in turn: {many:.3} us per set_matrix; the vehicle's mesh: {edit:.3} us per edit_geometry ({} triangles)",
             b.name,
             buildings.len(),
             b.parry_indices.len()
         );
-        per_city.push((b.name.clone(), b.parry_indices.len(), one, many));
+        per_city.push((b.name.clone(), b.parry_indices.len(), one, many, edit));
     }
     let find = |name: &str| per_city.iter().find(|(n, ..)| n == name);
     if let (Some(small), Some(big)) = (find("city_s3"), find("city_s10")) {
         for (what, t_small, t_big) in [
             ("moving the vehicle", small.2, big.2),
             ("moving buildings in turn", small.3, big.3),
+            ("editing the vehicle's mesh", small.4, big.4),
         ] {
             println!(
                 "scaling: {} -> {} triangles: {what} {t_small:.3} -> {t_big:.3} us per move ({:.2}x)",
