@@ -3,7 +3,8 @@
 //! their nodes) and queried, so that its bounds, scene index, world tree and primitive
 //! trees exist; then it is edited step by step: a transform moved or made absolute, a
 //! node mask changed, a vertex moved, a child linked or unlinked, a drawable added to a
-//! geode, a primitive set dropped, a node removed, a Switch child toggled. After each
+//! geode, a primitive set dropped (those two in place, the index refitted, or through
+//! `geometry_mut`, the index dropped), a node removed, a Switch child toggled. After each
 //! step every query is answered again, plain and accelerated, alone and together in an
 //! [`IntersectorGroup`], under the step's traversal and override masks, LOD selection
 //! (the most detailed child, or an eye point) and frame (MODEL, or VIEW under a view
@@ -16,6 +17,7 @@
 use arbitrary::Arbitrary;
 use glam::{DMat4, DVec3, Vec3};
 use libfuzzer_sys::fuzz_target;
+use scene_intersect::drawable::Geometry;
 use scene_intersect::graph::{NodeId, NodeKind, ReferenceFrame, SceneGraph};
 use scene_intersect::intersectors::{
     AnyIntersector, IntersectorGroup, LineSegmentIntersector, Polytope, PolytopeIntersector,
@@ -41,11 +43,14 @@ enum EditSpec {
     Move { node: u8, xform: Xform },
     /// Set a node's mask (bits 0 to 7).
     Mask { node: u8, mask: u8 },
-    /// Move one vertex of a geometry.
+    /// Move one vertex of a geometry: through `edit_geometry` (the scene index refitted,
+    /// the geometry's instances detached) when `refit`, else through `geometry_mut` (the
+    /// index dropped).
     Vertex {
         geometry: u8,
         vertex: u8,
         to: VertexSpec,
+        refit: bool,
     },
     /// Put a node under another (refused for cycles, duplicates and non-groups).
     Link { parent: u8, child: u8 },
@@ -53,8 +58,9 @@ enum EditSpec {
     Unlink { parent: u8, child: u8 },
     /// Put a geometry in a geode (refused unless a geode, or when already there).
     AddDrawable { geode: u8, geometry: u8 },
-    /// Drop one primitive set of a geometry.
-    DropSet { geometry: u8, set: u8 },
+    /// Drop one primitive set of a geometry (through `edit_geometry` when `refit`, as
+    /// for `Vertex`).
+    DropSet { geometry: u8, set: u8, refit: bool },
     /// Remove a node from the graph (never the root); later edits naming it are refused.
     Remove { node: u8 },
     /// Turn a Switch's child on or off (refused unless a Switch with that child).
@@ -240,19 +246,12 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
             geometry,
             vertex,
             to,
+            refit,
         } => {
             if built.drawables.is_empty() {
                 return true;
             }
             let d = built.drawables[*geometry as usize % built.drawables.len()];
-            let vertices = scene
-                .geometry_mut(d)
-                .expect("a geometry of the scene")
-                .vertices_mut();
-            if vertices.is_empty() {
-                return true;
-            }
-            let n = vertices.len();
             let (v, tame) = match to {
                 VertexSpec::Grid(g) => (
                     Vec3::new(f32::from(g[0]), f32::from(g[1]), f32::from(g[2])),
@@ -260,7 +259,20 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
                 ),
                 VertexSpec::Raw(r) => (Vec3::from_array(*r), false),
             };
-            vertices[*vertex as usize % n] = v;
+            let edit = |g: &mut Geometry| {
+                let vertices = g.vertices_mut();
+                if !vertices.is_empty() {
+                    let n = vertices.len();
+                    vertices[*vertex as usize % n] = v;
+                }
+            };
+            if *refit {
+                scene
+                    .edit_geometry(d, edit)
+                    .expect("a geometry of the scene");
+            } else {
+                edit(scene.geometry_mut(d).expect("a geometry of the scene"));
+            }
             tame
         }
         EditSpec::Link { parent, child } => {
@@ -283,15 +295,27 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
             }
             true
         }
-        EditSpec::DropSet { geometry, set } => {
+        EditSpec::DropSet {
+            geometry,
+            set,
+            refit,
+        } => {
             if let Some(&d) = built
                 .drawables
                 .get(*geometry as usize % built.drawables.len().max(1))
             {
-                let g = scene.geometry_mut(d).expect("a geometry of the scene");
-                let n = g.primitive_sets().len();
-                if n > 0 {
-                    assert!(g.remove_primitive_set(*set as usize % n).is_some());
+                let drop = |g: &mut Geometry| {
+                    let n = g.primitive_sets().len();
+                    if n > 0 {
+                        assert!(g.remove_primitive_set(*set as usize % n).is_some());
+                    }
+                };
+                if *refit {
+                    scene
+                        .edit_geometry(d, drop)
+                        .expect("a geometry of the scene");
+                } else {
+                    drop(scene.geometry_mut(d).expect("a geometry of the scene"));
                 }
             }
             true
