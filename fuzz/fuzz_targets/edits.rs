@@ -43,14 +43,15 @@ enum EditSpec {
     Move { node: u8, xform: Xform },
     /// Set a node's mask (bits 0 to 7).
     Mask { node: u8, mask: u8 },
-    /// Move one vertex of a geometry: through `edit_geometry` (the scene index refitted,
-    /// the geometry's instances detached) when `refit`, else through `geometry_mut` (the
-    /// index dropped).
+    /// Move one vertex of a geometry (`vertex` modulo their number): through
+    /// `edit_geometry` (the scene index refitted, the geometry's instances detached) when
+    /// `vertex` is 128 or more, else through `geometry_mut` (the index dropped). (No
+    /// field of its own: the saved inputs of `fuzz/regressions/edits` keep decoding to
+    /// the same edits.)
     Vertex {
         geometry: u8,
         vertex: u8,
         to: VertexSpec,
-        refit: bool,
     },
     /// Put a node under another (refused for cycles, duplicates and non-groups).
     Link { parent: u8, child: u8 },
@@ -58,9 +59,9 @@ enum EditSpec {
     Unlink { parent: u8, child: u8 },
     /// Put a geometry in a geode (refused unless a geode, or when already there).
     AddDrawable { geode: u8, geometry: u8 },
-    /// Drop one primitive set of a geometry (through `edit_geometry` when `refit`, as
-    /// for `Vertex`).
-    DropSet { geometry: u8, set: u8, refit: bool },
+    /// Drop one primitive set of a geometry (`set` modulo their number; through
+    /// `edit_geometry` when `set` is 128 or more, as for `Vertex`).
+    DropSet { geometry: u8, set: u8 },
     /// Remove a node from the graph (never the root); later edits naming it are refused.
     Remove { node: u8 },
     /// Turn a Switch's child on or off (refused unless a Switch with that child).
@@ -246,7 +247,6 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
             geometry,
             vertex,
             to,
-            refit,
         } => {
             if built.drawables.is_empty() {
                 return true;
@@ -266,7 +266,7 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
                     vertices[*vertex as usize % n] = v;
                 }
             };
-            if *refit {
+            if *vertex >= 128 {
                 scene
                     .edit_geometry(d, edit)
                     .expect("a geometry of the scene");
@@ -295,11 +295,7 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
             }
             true
         }
-        EditSpec::DropSet {
-            geometry,
-            set,
-            refit,
-        } => {
+        EditSpec::DropSet { geometry, set } => {
             if let Some(&d) = built
                 .drawables
                 .get(*geometry as usize % built.drawables.len().max(1))
@@ -310,7 +306,7 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
                         assert!(g.remove_primitive_set(*set as usize % n).is_some());
                     }
                 };
-                if *refit {
+                if *set >= 128 {
                     scene
                         .edit_geometry(d, drop)
                         .expect("a geometry of the scene");
