@@ -12,9 +12,10 @@
 //! Queries fed from a [`PrimitiveBvh`] see exactly the primitives, vertex indices and
 //! primitive indices the plain decomposition gives. The scene graph owns one per
 //! [`Geometry`](crate::drawable::Geometry) drawable, built when first needed (for the
-//! instances the world tree keeps whole, those detached by a move, and intersectors that
-//! visit whole drawables) and dropped on every edit of the drawable. Its tree is four-wide
-//! too ([`WideBvh`]), split finest for drawables the scene instances many times.
+//! instances the world tree keeps whole, those detached by a move or an edit, and
+//! intersectors that visit whole drawables) and dropped on every edit of the drawable.
+//! Its tree is four-wide too ([`WideBvh`]), split finest for drawables the scene
+//! instances many times.
 
 mod aabb4;
 mod ball_culler;
