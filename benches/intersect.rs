@@ -921,7 +921,7 @@ fn print_moves(benches: &mut [Bench]) {
             ("editing the vehicle's mesh", small.4, big.4),
         ] {
             println!(
-                "scaling: {} -> {} triangles: {what} {t_small:.3} -> {t_big:.3} us per move ({:.2}x)",
+                "scaling: {} -> {} triangles: {what} {t_small:.3} -> {t_big:.3} us per edit ({:.2}x)",
                 small.1,
                 big.1,
                 t_big / t_small

@@ -228,7 +228,9 @@ enum Edit {
     Move(usize, TransformSpec),
     /// A vertex of a geometry moves to another grid point.
     Vertex(usize, usize, [i8; 3]),
-    /// Every vertex of a geometry moves by the same grid step.
+    /// Every vertex of a geometry moves by the same grid step, in place
+    /// (`edit_geometry`: the scene index is refitted, where `Vertex`'s `geometry_mut`
+    /// drops it).
     Shift(usize, [i8; 3]),
     /// A geode is placed under a transform (or the root group) too; refused when it is
     /// already there.
@@ -377,9 +379,9 @@ impl Built {
             Edit::Shift(g, p) => {
                 let d = self.drawables[g % self.drawables.len()];
                 let step = Vec3::new(f32::from(p[0]), f32::from(p[1]), f32::from(p[2]));
-                for v in self.scene.geometry_mut(d).unwrap().vertices_mut() {
-                    *v += step;
-                }
+                self.scene
+                    .edit_geometry(d, |g| g.vertices_mut().iter_mut().for_each(|v| *v += step))
+                    .unwrap();
             }
             Edit::Place(g, t) => {
                 let (geode, parent) = (
