@@ -229,8 +229,8 @@ enum Edit {
     /// A vertex of a geometry moves to another grid point.
     Vertex(usize, usize, [i8; 3]),
     /// Every vertex of a geometry moves by the same grid step, in place
-    /// (`edit_geometry`: the scene index is refitted, where `Vertex`'s `geometry_mut`
-    /// drops it).
+    /// (`edit_vertices`: the scene index and the geometry's own tree are refitted, where
+    /// `Vertex`'s `geometry_mut` drops both).
     Shift(usize, [i8; 3]),
     /// A geode is placed under a transform (or the root group) too; refused when it is
     /// already there.
@@ -380,7 +380,7 @@ impl Built {
                 let d = self.drawables[g % self.drawables.len()];
                 let step = Vec3::new(f32::from(p[0]), f32::from(p[1]), f32::from(p[2]));
                 self.scene
-                    .edit_geometry(d, |g| g.vertices_mut().iter_mut().for_each(|v| *v += step))
+                    .edit_vertices(d, |vertices| vertices.iter_mut().for_each(|v| *v += step))
                     .unwrap();
             }
             Edit::Place(g, t) => {

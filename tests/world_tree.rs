@@ -474,6 +474,46 @@ fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
         .unwrap();
     assert_eq!(scene.scene_index(root).unwrap().refit_count(), 5);
     assert_all_queries_equal_plain(&scene, root, 0xed1a, |_| {});
+    // Vertices moved through `edit_vertices`: the grid's own tree (built here) is
+    // refitted, not rebuilt, so it keeps its primitives' order, which a rebuild of the
+    // grid mirrored in x turns around.
+    struct Order(Vec<u32>);
+    impl PrimitiveFunctor for Order {
+        fn triangle(&mut self, _: [Vec3; 3], _: [u32; 3], p: u32) {
+            self.0.push(p);
+        }
+    }
+    let tilted = named(&scene, "tilted");
+    let stored_order = |scene: &SceneGraph| {
+        let geometry = scene.drawable(tilted).unwrap().as_geometry().unwrap();
+        let mut order = Order(Vec::new());
+        let bvh = scene.primitive_bvh(tilted).unwrap();
+        bvh.for_each_candidate(geometry, |_| true, &mut order);
+        order.0
+    };
+    let before = stored_order(&scene);
+    assert_eq!(before.len(), 1800);
+    for step in 1..=3 {
+        scene
+            .edit_vertices(tilted, |vertices| {
+                for v in vertices {
+                    *v = Vec3::new(-v.x, v.y + 0.5, v.z);
+                }
+            })
+            .unwrap();
+        assert_eq!(stored_order(&scene), before, "step {step}: refitted");
+        assert_all_queries_equal_plain(&scene, root, 0xed1a + step, |_| {});
+    }
+    assert_eq!(scene.scene_index(root).unwrap().refit_count(), 8);
+    let mirrored = scene.drawable(tilted).unwrap().as_geometry().unwrap();
+    let mut rebuilt = Order(Vec::new());
+    scene_intersect::accel::PrimitiveBvh::build(mirrored)
+        .unwrap()
+        .for_each_candidate(mirrored, |_| true, &mut rebuilt);
+    assert_ne!(
+        rebuilt.0, before,
+        "a rebuild orders the mirrored grid otherwise"
+    );
 }
 
 #[test]

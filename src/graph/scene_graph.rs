@@ -1,6 +1,6 @@
 //! [`SceneGraph`]: the arena owning every node and drawable.
 
-use glam::{DMat4, DVec3, DVec4};
+use glam::{DMat4, DVec3, DVec4, Vec3};
 use slotmap::{Key, SlotMap};
 use smallvec::SmallVec;
 use std::collections::HashSet;
@@ -845,7 +845,7 @@ impl SceneGraph {
             .get_mut(id)
             .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?;
         let out = edit(entry.drawable.as_mut());
-        self.drawable_changed(id);
+        self.drawable_changed(id, false);
         Ok(out)
     }
 
@@ -896,7 +896,67 @@ impl SceneGraph {
             .as_geometry_mut()
             .ok_or(GraphError::NotAGeometry(label))?;
         let out = edit(geometry);
-        self.drawable_changed(id);
+        self.drawable_changed(id, false);
+        Ok(out)
+    }
+
+    /// Moves a built-in [`Geometry`]'s vertices in place with `edit` (their number and the
+    /// primitive sets cannot change this way): as [`edit_geometry`](Self::edit_geometry),
+    /// but the geometry's BVH, when built, is refitted to the new corners
+    /// ([`PrimitiveBvh::refit`]) rather than dropped and rebuilt at its next use. For a
+    /// mesh animated every frame.
+    ///
+    /// ```
+    /// use glam::{DVec3, Vec3};
+    /// use scene_intersect::prelude::*;
+    /// use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
+    ///
+    /// let mut scene = SceneGraph::new();
+    /// let root = scene.add_group("root");
+    /// let sheet: Vec<Vec3> = (0..40).map(|i| Vec3::new((i / 2) as f32, 0.0, (i % 2) as f32)).collect();
+    /// let sheet = Geometry::new(sheet)
+    ///     .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::TriangleStrip, 0, 40))?;
+    /// let sheet = scene.add_drawable("sheet", sheet);
+    /// let geode = scene.add_geode("sheet");
+    /// scene.add_drawable_to_geode(geode, sheet)?;
+    /// scene.add_child(root, geode)?;
+    /// // Straight down through one triangle (off the diagonal it shares with the next).
+    /// let mut down = LineSegmentIntersector::new(DVec3::new(7.5, 9.0, 0.3), DVec3::new(7.5, -9.0, 0.3))?;
+    /// let mut visitor = IntersectionVisitor::new();
+    /// for frame in 1..=3 {
+    ///     // The sheet ripples: every vertex rises and falls with its x.
+    ///     scene.edit_vertices(sheet, |v| {
+    ///         v.iter_mut().for_each(|v| v.y = (v.x * 0.3 + frame as f32).sin())
+    ///     })?;
+    ///     visitor.apply(&scene, root, &mut down)?;
+    ///     assert_eq!(down.intersections().len(), 1);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`edit_geometry`](Self::edit_geometry).
+    pub fn edit_vertices<R>(
+        &mut self,
+        id: DrawableId,
+        edit: impl FnOnce(&mut [Vec3]) -> R,
+    ) -> Result<R, GraphError> {
+        let label = self.drawable_label(id);
+        let DrawableEntry {
+            drawable, accel, ..
+        } = self
+            .drawables
+            .get_mut(id)
+            .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?;
+        let geometry = drawable
+            .as_geometry_mut()
+            .ok_or(GraphError::NotAGeometry(label))?;
+        let out = edit(geometry.vertices_mut());
+        let refitted = match accel.get_mut() {
+            Some(Some(bvh)) => bvh.refit(geometry),
+            _ => false,
+        };
+        self.drawable_changed(id, refitted);
         Ok(out)
     }
 
@@ -912,18 +972,21 @@ impl SceneGraph {
             .get_mut(id)
             .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?;
         let old = std::mem::replace(&mut entry.drawable, Box::new(drawable));
-        self.drawable_changed(id);
+        self.drawable_changed(id, false);
         Ok(old)
     }
 
-    /// After drawable `id` changed (edited or replaced): drops its bound and BVH and the
-    /// bounds of every node above it, and refits every scene index above it.
-    fn drawable_changed(&mut self, id: DrawableId) {
+    /// After drawable `id` changed (edited or replaced): drops its bound, its BVH (unless
+    /// `bvh_refitted`: kept, refitted by the caller) and the bounds of every node above
+    /// it, and refits every scene index above it.
+    fn drawable_changed(&mut self, id: DrawableId, bvh_refitted: bool) {
         let Some(entry) = self.drawables.get_mut(id) else {
             return;
         };
         entry.bound.take();
-        entry.accel.take();
+        if !bvh_refitted {
+            entry.accel.take();
+        }
         let mut above = HashSet::new();
         for g in entry.parents.clone() {
             above.extend(self.self_and_ancestors(g));
