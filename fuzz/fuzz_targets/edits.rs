@@ -44,10 +44,11 @@ enum EditSpec {
     /// Set a node's mask (bits 0 to 7).
     Mask { node: u8, mask: u8 },
     /// Move one vertex of a geometry (`vertex` modulo their number): through
-    /// `edit_geometry` (the scene index refitted, the geometry's instances detached) when
-    /// `vertex` is 128 or more, else through `geometry_mut` (the index dropped). (No
-    /// field of its own: the saved inputs of `fuzz/regressions/edits` keep decoding to
-    /// the same edits.)
+    /// `geometry_mut` (the index dropped) when `vertex` is below 128, `edit_geometry`
+    /// (the scene index refitted, the geometry's instances detached) below 192, and
+    /// `edit_vertices` (the geometry's own tree refitted too) from 192. (No field of its
+    /// own: the saved inputs of `fuzz/regressions/edits` keep decoding to the same
+    /// edits.)
     Vertex {
         geometry: u8,
         vertex: u8,
@@ -266,12 +267,22 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
                     vertices[*vertex as usize % n] = v;
                 }
             };
-            if *vertex >= 128 {
-                scene
+            match *vertex {
+                0..=127 => edit(scene.geometry_mut(d).expect("a geometry of the scene")),
+                128..=191 => scene
                     .edit_geometry(d, edit)
-                    .expect("a geometry of the scene");
-            } else {
-                edit(scene.geometry_mut(d).expect("a geometry of the scene"));
+                    .expect("a geometry of the scene"),
+                _ => {
+                    let n = *vertex as usize;
+                    scene
+                        .edit_vertices(d, |vertices| {
+                            if !vertices.is_empty() {
+                                let count = vertices.len();
+                                vertices[n % count] = v;
+                            }
+                        })
+                        .expect("a geometry of the scene")
+                }
             }
             tame
         }
