@@ -179,7 +179,7 @@ const MAX_LOCALIZATION_ERROR: f64 = 1.0 / (1u64 << 32) as f64;
 const ID_BLOCK_BITS: u32 = 8;
 
 /// Every drawable instance under a root: the [`WorldBvh`] over their triangles, a tree
-/// over the instances themselves, and the instances detached by moves.
+/// over the instances themselves, and the instances detached by moves and edits.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SceneIndex {
     bvh: WideBvh,
@@ -190,7 +190,7 @@ pub struct SceneIndex {
     id_starts: Vec<u32>,
     /// Per block of `2^ID_BLOCK_BITS` ids: the instance owning the block's first id.
     id_blocks: Vec<u32>,
-    /// The instances detached by moves, in the leaf order of `detached_bvh`.
+    /// The instances detached by moves and edits, in the leaf order of `detached_bvh`.
     detached: Vec<u32>,
     detached_bvh: WideBvh,
     refits: u64,
@@ -198,14 +198,14 @@ pub struct SceneIndex {
     refitted_boxes: u64,
     /// The scene's count of mask edits when the instances were collected.
     mask_edits: u64,
-    /// Made at the first matrix edit (an index never edited does not pay for it).
-    moves: Option<Box<MoveLookup>>,
+    /// Made at the first edit (an index never edited does not pay for it).
+    edit_lookup: Option<Box<EditLookup>>,
 }
 
-/// What [`SceneIndex::refit_under`] needs to find the instances a matrix edit moves and
-/// to refit the instance tree's paths to them alone.
+/// What [`SceneIndex::refit_under`] and [`SceneIndex::refit_drawable`] need to find the
+/// instances an edit changes and to refit the trees' paths to them alone.
 #[derive(Clone, Debug, PartialEq)]
-struct MoveLookup {
+struct EditLookup {
     edited: EditedInstances,
     /// The instance tree's.
     leaf_paths: LeafPaths,
@@ -217,9 +217,10 @@ struct MoveLookup {
     detached_refits: usize,
 }
 
-/// Past one moved instance in this many, [`SceneIndex::refit_under`] refits the whole
-/// instance tree rather than the paths to the moved instances' leaves: a path costs up
-/// to a box a level for each instance, a whole refit one read of every instance's box.
+/// Past one changed instance in this many, the refits of [`SceneIndex::refit_under`] and
+/// [`SceneIndex::refit_drawable`] set every box of a tree rather than those on the paths
+/// to the changed instances' leaves: a path costs up to a box a level for each instance,
+/// a whole refit one read of every instance's box.
 const PATH_REFIT_SHARE: usize = 16;
 
 impl SceneIndex {
@@ -250,7 +251,7 @@ impl SceneIndex {
             refits: 0,
             refitted_boxes: 0,
             mask_edits: scene.mask_edits(),
-            moves: None,
+            edit_lookup: None,
         }
     }
 
@@ -282,7 +283,7 @@ impl SceneIndex {
         (start..end).contains(&id).then(|| (k as u32, id - start))
     }
 
-    /// The instances detached from the world tree by moves, in the leaf order of
+    /// The instances detached from the world tree by moves and edits, in the leaf order of
     /// [`detached_bvh`](Self::detached_bvh).
     pub fn detached(&self) -> &[u32] {
         &self.detached
@@ -311,8 +312,8 @@ impl SceneIndex {
             + (self.id_starts.len() + self.id_blocks.len() + self.detached.len())
                 * std::mem::size_of::<u32>()
             + self.detached_bvh.memory_bytes()
-            + self.moves.as_ref().map_or(0, |m| {
-                std::mem::size_of::<MoveLookup>()
+            + self.edit_lookup.as_ref().map_or(0, |m| {
+                std::mem::size_of::<EditLookup>()
                     + m.edited.memory_bytes()
                     + m.leaf_paths.memory_bytes()
                     + m.detached_paths.memory_bytes()
@@ -368,10 +369,10 @@ impl SceneIndex {
     /// ([`EditedInstances`] remembers them), and the index's first edit makes the
     /// instance tree's [`LeafPaths`].
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
-        let mut moves = self.take_moves();
+        let mut lookup = self.take_edit_lookup();
         let mut changed = Vec::new();
         let mut newly_detached = false;
-        for &k in moves.edited.under(moved, &self.instances) {
+        for &k in lookup.edited.under(moved, &self.instances) {
             let instance = &mut self.instances[k as usize];
             if instance.path.first() != Some(&root) || !instance.path.contains(&moved) {
                 continue;
@@ -403,8 +404,8 @@ impl SceneIndex {
             }
             newly_detached |= self.detach(scene, k);
         }
-        self.refit_changed(&mut moves, &changed, newly_detached);
-        self.moves = Some(moves);
+        self.refit_changed(&mut lookup, &changed, newly_detached);
+        self.edit_lookup = Some(lookup);
     }
 
     /// After `drawable` was edited in place or replaced (its primitives, its bound, even
@@ -414,20 +415,23 @@ impl SceneIndex {
     /// trees as [`refit_under`](Self::refit_under) does. Its instances are found among
     /// all at its first edit and remembered.
     pub fn refit_drawable(&mut self, scene: &SceneGraph, drawable: DrawableId) {
-        let mut moves = self.take_moves();
-        let changed = moves.edited.of_drawable(drawable, &self.instances).to_vec();
+        let mut lookup = self.take_edit_lookup();
+        let changed = lookup
+            .edited
+            .of_drawable(drawable, &self.instances)
+            .to_vec();
         let mut newly_detached = false;
         for &k in &changed {
             newly_detached |= self.detach(scene, k);
         }
-        self.refit_changed(&mut moves, &changed, newly_detached);
-        self.moves = Some(moves);
+        self.refit_changed(&mut lookup, &changed, newly_detached);
+        self.edit_lookup = Some(lookup);
     }
 
     /// The lookups for edits, made at the first one.
-    fn take_moves(&mut self) -> Box<MoveLookup> {
-        self.moves.take().unwrap_or_else(|| {
-            Box::new(MoveLookup {
+    fn take_edit_lookup(&mut self) -> Box<EditLookup> {
+        self.edit_lookup.take().unwrap_or_else(|| {
+            Box::new(EditLookup {
                 edited: EditedInstances::default(),
                 leaf_paths: LeafPaths::new(&self.bvh, self.instances.len()),
                 detached_paths: LeafPaths::default(),
@@ -457,18 +461,18 @@ impl SceneIndex {
 
     /// After the instances `changed` (positions) changed their world boxes: refits the
     /// instance tree and brings the tree of detached instances up to date.
-    fn refit_changed(&mut self, moves: &mut MoveLookup, changed: &[u32], newly_detached: bool) {
+    fn refit_changed(&mut self, lookup: &mut EditLookup, changed: &[u32], newly_detached: bool) {
         if changed.is_empty() {
             return;
         }
         self.refits += 1;
-        self.refit_instance_tree(moves, changed);
-        self.refit_detached_tree(moves, changed, newly_detached);
+        self.refit_instance_tree(lookup, changed);
+        self.refit_detached_tree(lookup, changed, newly_detached);
     }
 
     /// Sets the boxes of the instance tree over the instances `changed` (positions),
     /// which moved: on the paths to their leaves, or everywhere when they are many.
-    fn refit_instance_tree(&mut self, moves: &MoveLookup, changed: &[u32]) {
+    fn refit_instance_tree(&mut self, lookup: &EditLookup, changed: &[u32]) {
         let instances = &self.instances;
         let leaf_box = |range: std::ops::Range<usize>| {
             let mut b = Aabb::EMPTY;
@@ -478,7 +482,7 @@ impl SceneIndex {
             b
         };
         let set = if changed.len() * PATH_REFIT_SHARE <= instances.len() {
-            moves.leaf_paths.refit(&mut self.bvh, changed, leaf_box)
+            lookup.leaf_paths.refit(&mut self.bvh, changed, leaf_box)
         } else {
             self.bvh.refit(leaf_box);
             (self.bvh.nodes().iter())
@@ -497,26 +501,29 @@ impl SceneIndex {
     /// them at each one's move.
     fn refit_detached_tree(
         &mut self,
-        moves: &mut MoveLookup,
+        lookup: &mut EditLookup,
         changed: &[u32],
         newly_detached: bool,
     ) {
-        if !newly_detached && moves.detached_refits < self.detached.len() {
+        if !newly_detached && lookup.detached_refits < self.detached.len() {
             let positions: SmallVec<[u32; 8]> = (changed.iter())
-                .filter_map(|k| moves.detached_at.get(k).copied())
+                .filter_map(|k| lookup.detached_at.get(k).copied())
                 .collect();
             if positions.len() == changed.len() {
                 let (instances, detached) = (&self.instances, &self.detached);
-                moves
-                    .detached_paths
-                    .refit(&mut self.detached_bvh, &positions, |range| {
-                        let mut b = Aabb::EMPTY;
-                        for &k in &detached[range] {
-                            b.grow(&instances[k as usize].world_box);
-                        }
-                        b
-                    });
-                moves.detached_refits += 1;
+                let leaf_box = |range: std::ops::Range<usize>| {
+                    let mut b = Aabb::EMPTY;
+                    for &k in &detached[range] {
+                        b.grow(&instances[k as usize].world_box);
+                    }
+                    b
+                };
+                if positions.len() * PATH_REFIT_SHARE <= detached.len() {
+                    (lookup.detached_paths).refit(&mut self.detached_bvh, &positions, leaf_box);
+                } else {
+                    self.detached_bvh.refit(leaf_box);
+                }
+                lookup.detached_refits += 1;
                 return;
             }
         }
@@ -526,11 +533,11 @@ impl SceneIndex {
         let (tree, order) = Bvh::build(&boxes);
         self.detached = order.iter().map(|&i| self.detached[i as usize]).collect();
         self.detached_bvh = WideBvh::from_binary(&tree);
-        moves.detached_paths = LeafPaths::new(&self.detached_bvh, self.detached.len());
-        moves.detached_at = (self.detached.iter().enumerate())
+        lookup.detached_paths = LeafPaths::new(&self.detached_bvh, self.detached.len());
+        lookup.detached_at = (self.detached.iter().enumerate())
             .map(|(position, &k)| (k, position as u32))
             .collect();
-        moves.detached_refits = 0;
+        lookup.detached_refits = 0;
     }
 }
 
@@ -1080,7 +1087,7 @@ mod tests {
                 let at = DVec3::new(7.0 * i as f64, 5.0 * round as f64, -40.0 * round as f64);
                 scene.set_matrix(t, DMat4::from_translation(at)).unwrap();
                 index.refit_under(&scene, root, t);
-                if index.moves.as_ref().unwrap().detached_refits == 0 {
+                if index.edit_lookup.as_ref().unwrap().detached_refits == 0 {
                     *rebuilt += 1;
                 }
                 let detached = if round == 0 { i + 1 } else { movers.len() };
