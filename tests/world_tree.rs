@@ -514,6 +514,42 @@ fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
         rebuilt.0, before,
         "a rebuild orders the mirrored grid otherwise"
     );
+    // A vertex made NaN takes its triangles out of both traversals (a refit would have
+    // kept them in the grid's tree, where balls holding a whole leaf take its triangles
+    // without a test: found by the `edits` fuzzer); made finite again, they are back.
+    let corner = |scene: &SceneGraph, k: usize| {
+        let g = scene.drawable(tilted).unwrap().as_geometry().unwrap();
+        let index = scene.scene_index(root).unwrap();
+        let instance = (index.instances().iter())
+            .find(|i| i.drawable == tilted)
+            .unwrap();
+        instance
+            .local_to_world
+            .transform_point3(g.vertices()[k].as_dvec3())
+    };
+    let k = 31 * 15 + 15;
+    let (near, at) = (corner(&scene, k + 1), corner(&scene, k));
+    for value in [f32::NAN, 0.25] {
+        scene
+            .edit_vertices(tilted, |vertices| vertices[k].y = value)
+            .unwrap();
+        for radius in [0.3, 1.0, 3.0] {
+            for centre in [near, at] {
+                assert_equal_plain(
+                    &format!("ball at {centre} r {radius}"),
+                    |accelerated, limit| {
+                        let mut i = SphereIntersector::new(centre, radius)
+                            .unwrap()
+                            .with_limit(limit);
+                        let mut v = IntersectionVisitor::new();
+                        v.set_use_acceleration(accelerated);
+                        run(&mut v, &scene, root, &mut i);
+                        i.take_intersections()
+                    },
+                );
+            }
+        }
+    }
 }
 
 #[test]

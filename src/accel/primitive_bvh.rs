@@ -87,6 +87,9 @@ const INSTANCED_MIN_SPLIT: usize = 2;
 pub struct PrimitiveBvh {
     tree: WideBvh,
     primitives: Primitives,
+    /// Whether every vertex of the geometry was finite at the build, so that it stores
+    /// every primitive (see [`refit`](Self::refit)).
+    built_finite: bool,
 }
 
 /// How a [`PrimitiveBvh`] stores its primitives, in leaf order.
@@ -201,6 +204,7 @@ impl PrimitiveBvh {
         Some(PrimitiveBvh {
             tree: WideBvh::from_binary(&bvh),
             primitives,
+            built_finite: geometry.non_finite_vertex_count() == 0,
         })
     }
 
@@ -209,9 +213,12 @@ impl PrimitiveBvh {
     /// corners and every box above to the union of its children, keeping the tree's
     /// shape: 15 to 28 times faster than a rebuild (no sorting, no split search; the
     /// biggest meshes of littlest_tokyo, zdm2 and truck_town, 13 000 to 59 000
-    /// primitives, 0.1–1.3 ms), though the tree's quality drifts as the shape deforms. False, and the tree left
-    /// unusable, when the stored primitives do not read from `geometry` (another
-    /// geometry, or other primitive sets): rebuild it then.
+    /// primitives, 0.1–1.3 ms), though the tree's quality drifts as the shape deforms.
+    ///
+    /// False, and the tree left unusable, when the stored primitives do not read from
+    /// `geometry` (another geometry, or other primitive sets), or when a vertex of the
+    /// geometry is not finite, now or at the build (primitives reading one are skipped,
+    /// so the stored primitives would no longer be the ones to store): rebuild it then.
     ///
     /// ```
     /// use glam::Vec3;
@@ -230,6 +237,9 @@ impl PrimitiveBvh {
     /// # Ok::<(), scene_intersect::graph::GraphError>(())
     /// ```
     pub fn refit(&mut self, geometry: &Geometry) -> bool {
+        if !self.built_finite || geometry.non_finite_vertex_count() > 0 {
+            return false;
+        }
         let vertices = geometry.vertices();
         let corners = |indices: [u32; 3]| {
             let corner = |i: u32| vertices.get(i as usize).copied();
@@ -690,6 +700,19 @@ mod tests {
                 all
             });
         }
+        // A vertex made NaN would take its primitives out of the BVH, one made finite
+        // again would bring them back: refused both ways (a rebuild sees them right).
+        let mut g = Geometry::new((0..9).map(|i| Vec3::splat(i as f32)).collect())
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 9))
+            .unwrap();
+        let mut bvh = PrimitiveBvh::build(&g).unwrap();
+        g.vertices_mut()[4].y = f32::NAN;
+        assert!(!bvh.refit(&g));
+        let mut skipping = PrimitiveBvh::build(&g).unwrap();
+        assert_eq!(skipping.len(), 2);
+        g.vertices_mut()[4].y = 4.0;
+        assert!(!skipping.refit(&g));
+        assert_eq!(PrimitiveBvh::build(&g).unwrap().len(), 3);
         // Another geometry's vertices (too few) cannot be read: refused.
         let tiny = Geometry::new(vec![Vec3::ZERO; 3]);
         let g = Geometry::new((0..9).map(|i| Vec3::splat(i as f32)).collect())
