@@ -72,15 +72,14 @@ impl EditedInstances {
 
     /// Bytes it uses (the tables' slots and the remembered lists).
     pub fn memory_bytes(&self) -> usize {
-        let lists = |map_len: usize, lists: usize| map_len + lists * std::mem::size_of::<u32>();
-        lists(
-            self.under.capacity() * std::mem::size_of::<(NodeId, Box<[u32]>)>(),
-            self.under.values().map(|k| k.len()).sum(),
-        ) + lists(
-            self.of_drawable.capacity() * std::mem::size_of::<(DrawableId, Box<[u32]>)>(),
-            self.of_drawable.values().map(|k| k.len()).sum(),
-        )
+        table_bytes(&self.under) + table_bytes(&self.of_drawable)
     }
+}
+
+/// Bytes of a table of remembered lists: its slots and the lists.
+fn table_bytes<K>(table: &HashMap<K, Box<[u32]>>) -> usize {
+    let lists: usize = table.values().map(|k| k.len()).sum();
+    table.capacity() * std::mem::size_of::<(K, Box<[u32]>)>() + lists * std::mem::size_of::<u32>()
 }
 
 /// The positions in `instances` of those `wanted` picks.
