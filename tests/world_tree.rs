@@ -1,8 +1,8 @@
 //! The scene index's world tree: unique triangle lists are placed in world space
 //! triangle by triangle, everything else stays whole. Neither may ever change an
-//! answer: every limit, every intersector, after moves (which detach an instance from
-//! the tree), under masks, with quads and shared meshes (kept whole), and with
-//! intersectors that do not walk the tree themselves.
+//! answer: every limit, every intersector, after moves and mesh edits (which detach an
+//! instance from the tree), under masks, with quads and shared meshes (kept whole),
+//! and with intersectors that do not walk the tree themselves.
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::accel::{Aabb, Aabb4, Placement, WideEntries, WorldChild};
@@ -415,9 +415,10 @@ fn moved_instances_are_detached_and_still_answer_exactly() {
     assert!(index.instances().iter().filter(|i| i.detached).count() == 1);
 }
 
-/// Drawables edited in place (`edit_geometry`) or replaced keep the scene index: their
-/// instances are detached, as moved ones are, and every query still answers as the
-/// plain traversal, whatever the edit did to the primitives.
+/// Drawables edited in place (`edit_geometry`, `edit_vertices`) or replaced keep the
+/// scene index: their instances are detached, as moved ones are, and every query still
+/// answers as the plain traversal, whatever the edit did to the primitives;
+/// `edit_vertices` refits the drawable's own tree too.
 #[test]
 fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
     let (mut scene, root, _, _) = scene();
