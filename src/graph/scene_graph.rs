@@ -991,21 +991,7 @@ impl SceneGraph {
         for g in entry.parents.clone() {
             above.extend(self.self_and_ancestors(g));
         }
-        let mut refit = Vec::new();
-        for n in above {
-            if let Some(node) = self.nodes.get_mut(n) {
-                node.bound.take();
-                if let Some(index) = node.index.take() {
-                    refit.push((n, index));
-                }
-            }
-        }
-        for (n, mut index) in refit {
-            index.refit_drawable(self, id);
-            if let Some(node) = self.nodes.get(n) {
-                let _ = node.index.set(index);
-            }
-        }
+        self.refit_indices(above, |index, scene, _| index.refit_drawable(scene, id));
     }
 
     fn invalidate_drawable(&mut self, id: DrawableId) {
@@ -1054,17 +1040,27 @@ impl SceneGraph {
     /// vehicle per frame only recomputes the instances under that vehicle.
     fn transform_moved(&mut self, id: NodeId) {
         let chain = self.self_and_ancestors(id);
-        let mut refit = Vec::new();
-        for &n in &chain {
+        self.refit_indices(chain, |index, scene, n| index.refit_under(scene, n, id));
+    }
+
+    /// Drops the cached bounds of `nodes` and refits the scene index each holds, by
+    /// `refit(index, self, node)`, instead of dropping it.
+    fn refit_indices(
+        &mut self,
+        nodes: impl IntoIterator<Item = NodeId>,
+        refit: impl Fn(&mut SceneIndex, &SceneGraph, NodeId),
+    ) {
+        let mut taken = Vec::new();
+        for n in nodes {
             if let Some(node) = self.nodes.get_mut(n) {
                 node.bound.take();
                 if let Some(index) = node.index.take() {
-                    refit.push((n, index));
+                    taken.push((n, index));
                 }
             }
         }
-        for (n, mut index) in refit {
-            index.refit_under(self, n, id);
+        for (n, mut index) in taken {
+            refit(&mut index, self, n);
             if let Some(node) = self.nodes.get(n) {
                 let _ = node.index.set(index);
             }
