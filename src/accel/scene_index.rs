@@ -372,9 +372,10 @@ impl SceneIndex {
         let mut lookup = self.take_edit_lookup();
         let mut changed = Vec::new();
         let mut newly_detached = false;
+        // (Every path holds `moved`: `under` found them so.)
         for &k in lookup.edited.under(moved, &self.instances) {
             let instance = &mut self.instances[k as usize];
-            if instance.path.first() != Some(&root) || !instance.path.contains(&moved) {
+            if instance.path.first() != Some(&root) {
                 continue;
             }
             changed.push(k);
