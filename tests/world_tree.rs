@@ -553,6 +553,104 @@ fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
     }
 }
 
+/// Drawables handed out as plain `&mut` (`geometry_mut`, `drawable_mut`) keep the
+/// scene index too: it waits for the borrow to end and is refitted at its next use (a
+/// query, or the next edit, which refits it first), for every drawable handed out in
+/// between; a structural edit in between drops it, as it drops any index.
+#[test]
+fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
+    let (mut scene, root, moving, _) = scene();
+    scene.build_acceleration();
+    let named = |scene: &SceneGraph, name: &str| {
+        (scene.drawables())
+            .find(|(id, _)| scene.drawable_name(*id) == Some(name))
+            .unwrap()
+            .0
+    };
+    let detached_names = |scene: &SceneGraph| {
+        let index = scene.scene_index(root).unwrap();
+        let mut names: Vec<_> = (index.detached().iter())
+            .map(|&k| scene.drawable_name(index.instances()[k as usize].drawable))
+            .map(|name| name.unwrap_or_default().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    let refits = |scene: &SceneGraph| scene.scene_index(root).unwrap().refit_count();
+    // The placed flat grid lifted 1.5 units through a borrow held across statements.
+    let flat = named(&scene, "flat");
+    let vertices = scene.geometry_mut(flat).unwrap().vertices_mut();
+    for v in vertices.iter_mut() {
+        v.y += 1.5;
+    }
+    vertices[0].y = 7.0;
+    assert_all_queries_equal_plain(&scene, root, 0x6d01, |_| {});
+    assert_eq!(
+        refits(&scene),
+        1,
+        "refitted at the first query, not rebuilt"
+    );
+    assert_eq!(detached_names(&scene), ["flat"]);
+    // Two drawables handed out before the next query, one through `drawable_mut`: the
+    // index is refitted for both.
+    let quads = named(&scene, "quads");
+    let removed = (scene.drawable_mut(quads).unwrap().as_geometry_mut())
+        .and_then(|g| g.remove_primitive_set(0));
+    assert!(removed.is_some());
+    let small = named(&scene, "small");
+    for v in scene.geometry_mut(small).unwrap().vertices_mut() {
+        v.x += 0.75;
+    }
+    assert_all_queries_equal_plain(&scene, root, 0x6d02, |_| {});
+    assert_eq!(refits(&scene), 3);
+    assert_eq!(detached_names(&scene), ["flat", "quads", "small", "small"]);
+    // Handed out, then a transform moved before any query: the move refits the parked
+    // index for the edit first, then for itself.
+    let tilted = named(&scene, "tilted");
+    scene.geometry_mut(tilted).unwrap().vertices_mut()[5].y = -4.0;
+    let m =
+        DMat4::from_rotation_translation(DQuat::from_rotation_z(0.3), DVec3::new(1.0, 0.5, 2.0));
+    scene.set_matrix(moving, m).unwrap();
+    assert_eq!(refits(&scene), 5);
+    assert_all_queries_equal_plain(&scene, root, 0x6d03, |_| {});
+    // Queried from two threads at once right after a hand-out: one of them refits the
+    // parked index, and both answer as the plain traversal.
+    scene.geometry_mut(flat).unwrap().vertices_mut()[1].y = -6.0;
+    std::thread::scope(|threads| {
+        for seed in [0x6d04, 0x6d05] {
+            let scene = &scene;
+            threads.spawn(move || assert_all_queries_equal_plain(scene, root, seed, |_| {}));
+        }
+    });
+    assert_eq!(refits(&scene), 6);
+    // Handed out, then a child added under the root: that edit drops the index (its
+    // instances change), parked or not, and the next query builds a fresh one.
+    scene.geometry_mut(small).unwrap().vertices_mut()[0].z = 5.0;
+    let extra = scene.add_geode("extra");
+    scene.add_drawable_to_geode(extra, small).unwrap();
+    scene.add_child(root, extra).unwrap();
+    assert_all_queries_equal_plain(&scene, root, 0x6d06, |_| {});
+    assert_eq!(refits(&scene), 0, "rebuilt");
+    assert_eq!(detached_names(&scene), Vec::<String>::new());
+    // A geometry asked of a drawable of another kind: an error, and the index neither
+    // dropped (a rebuild counts no refit) nor parked (its next use would refit it).
+    struct Custom;
+    impl Drawable for Custom {
+        fn accept(&self, f: &mut dyn PrimitiveFunctor) {
+            f.triangle([Vec3::ZERO, Vec3::X, Vec3::Z], [0, 1, 2], 0);
+        }
+    }
+    let custom = scene.add_drawable("custom", Custom);
+    scene.add_drawable_to_geode(extra, custom).unwrap();
+    scene.set_matrix(moving, DMat4::IDENTITY).unwrap();
+    assert_eq!(refits(&scene), 0, "rebuilt after the geode changed");
+    scene.set_matrix(moving, m).unwrap();
+    assert_eq!(refits(&scene), 1);
+    assert!(scene.geometry_mut(custom).is_err());
+    assert_eq!(refits(&scene), 1, "neither rebuilt nor refitted");
+    assert_all_queries_equal_plain(&scene, root, 0x6d07, |_| {});
+}
+
 #[test]
 fn georeferenced_scenes_are_measured_from_their_centre_and_answer_exactly() {
     // The test scene placed 4·10^6 units east and 3·10^6 south, as a georeferenced city

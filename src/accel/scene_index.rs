@@ -6,11 +6,11 @@
 //! in the same order), and its drawable's box in world space. What the visitor decides
 //! per query — node masks, Switch children, LOD children — is kept as *gates* checked at
 //! query time against the graph's current state, so toggling a mask or a switch needs
-//! no rebuild. Structural edits, and drawables handed out mutably
-//! (`SceneGraph::drawable_mut`), drop the index through the same invalidation walk as
+//! no rebuild. Structural edits drop the index through the same invalidation walk as
 //! the bounds; a matrix edit refits it ([`SceneIndex::refit_under`]), and so does a
-//! drawable edited in place or replaced through the graph's closures
-//! ([`SceneIndex::refit_drawable`]).
+//! drawable edited in place or replaced ([`SceneIndex::refit_drawable`]: at once
+//! through the graph's closures, at the index's next use when the drawable was handed
+//! out as `&mut` by `SceneGraph::drawable_mut`).
 //!
 //! The index holds two trees:
 //!

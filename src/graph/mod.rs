@@ -3,6 +3,7 @@
 
 mod error;
 mod node;
+mod pending_refits;
 mod scene_graph;
 
 pub use error::GraphError;

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use super::pending_refits::PendingRefits;
 use super::{DrawableId, GraphError, Lod, Node, NodeId, NodeKind, ReferenceFrame, Transform};
 use crate::accel::{PrimitiveBvh, SceneIndex};
 use crate::bounding::{BoundingBox, BoundingSphere};
@@ -64,6 +65,9 @@ pub struct SceneGraph {
     /// How many node masks were set: a scene index remembers it, so that it can trust
     /// the masks it saw while they are unchanged.
     mask_edits: u64,
+    /// The scene indices above drawables handed out by [`SceneGraph::drawable_mut`],
+    /// refitted at their next use.
+    pending: PendingRefits,
 }
 
 impl std::fmt::Debug for SceneGraph {
@@ -345,13 +349,14 @@ impl SceneGraph {
     }
 
     /// The instance index of the subgraph under `root`, built on first use (see
-    /// [`SceneIndex`]); `None` for an unknown id. Any edit below `root` drops it.
+    /// [`SceneIndex`]); `None` for an unknown id. Moved transforms and edited drawables
+    /// below `root` refit it; structural edits drop it.
     pub fn scene_index(&self, root: NodeId) -> Option<&SceneIndex> {
         let node = self.nodes.get(root)?;
-        Some(
-            node.index
-                .get_or_init(|| Box::new(SceneIndex::build(self, root))),
-        )
+        Some(node.index.get_or_init(|| match self.pending.take(root) {
+            Some(parked) => parked.refitted(self),
+            None => Box::new(SceneIndex::build(self, root)),
+        }))
     }
 
     /// Builds the scene index of every root now, and the primitive BVHs of the
@@ -389,7 +394,8 @@ impl SceneGraph {
             .filter_map(|n| n.index.get())
             .map(|index| index.memory_bytes())
             .sum();
-        (bvh_bytes + index_bytes, primitives)
+        let parked_bytes = self.pending.memory_bytes();
+        (bvh_bytes + index_bytes + parked_bytes, primitives)
     }
 
     fn compute_node_bound(&self, node: &Node) -> BoundingSphere {
@@ -696,6 +702,7 @@ impl SceneGraph {
                 d.parents.retain(|p| *p != id);
             }
         }
+        self.pending.forget(id);
         let mut node = self
             .nodes
             .remove(id)
@@ -802,25 +809,67 @@ impl SceneGraph {
         Ok(())
     }
 
-    /// The drawable, mutable. Its cached bounds (and those of every node above it) are
-    /// dropped first, since the caller may change anything, and so are the scene
-    /// indices above it (rebuilt by the next query: tens of milliseconds on a city of
-    /// two million triangles). To edit a drawable every frame, use
-    /// [`edit_drawable`](Self::edit_drawable), which refits them instead.
+    /// The drawable, mutable. Its cached bound and BVH, and the bounds of every node
+    /// above it, are dropped first, since the caller may change anything. The scene
+    /// indices above it are kept: they wait for the borrow to end and are refitted for
+    /// the drawable as the caller left it at their next use (the next query or edit), as
+    /// [`edit_drawable`](Self::edit_drawable) refits them at the end of its closure.
+    ///
+    /// ```
+    /// use glam::{DVec3, Vec3};
+    /// use scene_intersect::prelude::*;
+    /// use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
+    ///
+    /// let mut scene = SceneGraph::new();
+    /// let root = scene.add_group("root");
+    /// let flag = Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y])
+    ///     .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))?;
+    /// let flag = scene.add_drawable("flag", flag);
+    /// let geode = scene.add_geode("flag");
+    /// scene.add_drawable_to_geode(geode, flag)?;
+    /// scene.add_child(root, geode)?;
+    /// scene.build_acceleration();
+    /// // The flag's tip moves a unit along z.
+    /// let vertices = scene.geometry_mut(flag)?.vertices_mut();
+    /// vertices[2].z = 1.0;
+    /// let mut down = LineSegmentIntersector::new(DVec3::new(0.1, 0.8, 5.0), DVec3::new(0.1, 0.8, -5.0))?;
+    /// IntersectionVisitor::new().apply(&scene, root, &mut down)?;
+    /// assert!((down.intersections()[0].world_point.z - 0.8).abs() < 1e-6);
+    /// assert_eq!(scene.scene_index(root).unwrap().refit_count(), 1, "refitted, not rebuilt");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`GraphError::UnknownDrawable`] for an id not in the graph.
     pub fn drawable_mut(&mut self, id: DrawableId) -> Result<&mut dyn Drawable, GraphError> {
         if !self.drawables.contains_key(id) {
             return Err(GraphError::UnknownDrawable(format!("{:?}", id.data())));
         }
-        self.invalidate_drawable(id);
+        self.drawable_handed_out(id);
         Ok(self.drawables[id].drawable.as_mut())
     }
 
-    /// The drawable as a mutable built-in [`Geometry`] (bounds and scene indices dropped
-    /// as for [`SceneGraph::drawable_mut`]; [`edit_geometry`](Self::edit_geometry)
-    /// refits the indices instead).
+    /// The drawable as a mutable built-in [`Geometry`] (bounds dropped and scene indices
+    /// kept for a refit as for [`SceneGraph::drawable_mut`]; to move vertices only,
+    /// [`edit_vertices`](Self::edit_vertices) also refits the geometry's BVH rather than
+    /// dropping it).
+    ///
+    /// # Errors
+    /// [`GraphError::UnknownDrawable`] for an id not in the graph and
+    /// [`GraphError::NotAGeometry`] for a drawable of another kind (then nothing is
+    /// dropped).
     pub fn geometry_mut(&mut self, id: DrawableId) -> Result<&mut Geometry, GraphError> {
         let label = self.drawable_label(id);
-        self.drawable_mut(id)?
+        let entry = self
+            .drawables
+            .get_mut(id)
+            .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?;
+        if entry.drawable.as_geometry_mut().is_none() {
+            return Err(GraphError::NotAGeometry(label));
+        }
+        self.drawable_handed_out(id);
+        self.drawables[id]
+            .drawable
             .as_geometry_mut()
             .ok_or(GraphError::NotAGeometry(label))
     }
@@ -987,20 +1036,33 @@ impl SceneGraph {
         if !bvh_refitted {
             entry.accel.take();
         }
-        let mut above = HashSet::new();
-        for g in entry.parents.clone() {
-            above.extend(self.self_and_ancestors(g));
-        }
+        let above = self.nodes_above(id);
         self.refit_indices(above, |index, scene, _| index.refit_drawable(scene, id));
     }
 
-    fn invalidate_drawable(&mut self, id: DrawableId) {
-        let entry = &mut self.drawables[id];
+    /// Every node above drawable `id` (its geodes and their ancestors), each once.
+    fn nodes_above(&self, id: DrawableId) -> HashSet<NodeId> {
+        let mut above = HashSet::new();
+        for &g in self.drawables.get(id).map_or(&[][..], |e| &e.parents) {
+            above.extend(self.self_and_ancestors(g));
+        }
+        above
+    }
+
+    /// Before drawable `id` is handed out mutably: drops its bound and BVH and the
+    /// bounds of every node above it, and parks every scene index above it for a refit
+    /// at its next use ([`PendingRefits`]).
+    fn drawable_handed_out(&mut self, id: DrawableId) {
+        let Some(entry) = self.drawables.get_mut(id) else {
+            return;
+        };
         entry.bound.take();
         entry.accel.take();
-        let parents = entry.parents.clone();
-        for g in parents {
-            self.invalidate_node(g);
+        for n in self.nodes_above(id) {
+            if let Some(node) = self.nodes.get_mut(n) {
+                node.bound.take();
+                self.pending.park(n, node.index.take(), id);
+            }
         }
     }
 
@@ -1014,6 +1076,7 @@ impl SceneGraph {
                 node.index.take();
                 node.bound.take();
             }
+            self.pending.forget(n);
         }
     }
 
@@ -1043,6 +1106,18 @@ impl SceneGraph {
         self.refit_indices(chain, |index, scene, n| index.refit_under(scene, n, id));
     }
 
+    /// Refits every parked scene index for the drawables handed out since it was
+    /// parked, and puts it back on its node (before an edit refits the indices).
+    fn settle_pending(&mut self) {
+        for parked in self.pending.take_all() {
+            let node = parked.node();
+            let index = parked.refitted(self);
+            if let Some(n) = self.nodes.get(node) {
+                let _ = n.index.set(index);
+            }
+        }
+    }
+
     /// Drops the cached bounds of `nodes` and refits the scene index each holds, by
     /// `refit(index, self, node)`, instead of dropping it.
     fn refit_indices(
@@ -1050,6 +1125,7 @@ impl SceneGraph {
         nodes: impl IntoIterator<Item = NodeId>,
         refit: impl Fn(&mut SceneIndex, &SceneGraph, NodeId),
     ) {
+        self.settle_pending();
         let mut taken = Vec::new();
         for n in nodes {
             if let Some(node) = self.nodes.get_mut(n) {

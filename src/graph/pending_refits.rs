@@ -1,0 +1,112 @@
+//! [`PendingRefits`]: the scene indices that wait for a handed-out drawable's edit to
+//! end.
+//!
+//! [`SceneGraph::drawable_mut`] and [`SceneGraph::geometry_mut`] hand out a plain
+//! `&mut` borrow, so the graph cannot see when the caller is done editing. The borrow
+//! checker can: whatever the caller does with the graph next, a query through
+//! `&SceneGraph` or another edit, comes after the borrow has ended. So rather than
+//! dropping the scene indices above the drawable (the next query would rebuild them:
+//! tens of milliseconds on a city of two million triangles), the graph takes them from
+//! their nodes and parks them here, with the drawables edited since, and refits each for
+//! those drawables ([`SceneIndex::refit_drawable`], as the closure form
+//! [`SceneGraph::edit_drawable`] does at once) the next time it is wanted:
+//!
+//! * a query's first use of the index (through `&SceneGraph`, hence the lock: several
+//!   threads may query at once, and the node's `OnceLock` lets one of them take it);
+//! * the next edit that refits or drops indices (through `&mut SceneGraph`: a moved
+//!   transform, an edited drawable, a structural edit).
+//!
+//! A parked index is refitted for the drawables as the caller left them, exactly as
+//! the closure forms refit at the end of theirs.
+
+use std::sync::{Mutex, PoisonError};
+
+use smallvec::SmallVec;
+
+use super::{DrawableId, NodeId, SceneGraph};
+use crate::accel::SceneIndex;
+
+/// The scene indices parked by handed-out drawables (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct PendingRefits {
+    parked: Mutex<Vec<Parked>>,
+}
+
+/// One parked index: taken from `node`, to be refitted for `edited`.
+#[derive(Debug)]
+pub(crate) struct Parked {
+    node: NodeId,
+    index: Box<SceneIndex>,
+    /// The drawables handed out since the index was parked, each once.
+    edited: SmallVec<[DrawableId; 2]>,
+}
+
+impl Parked {
+    /// The node the index was taken from.
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// The index, refitted for every drawable handed out since it was parked.
+    pub fn refitted(self, scene: &SceneGraph) -> Box<SceneIndex> {
+        let mut index = self.index;
+        for &drawable in &self.edited {
+            index.refit_drawable(scene, drawable);
+        }
+        index
+    }
+}
+
+impl PendingRefits {
+    /// The parked list, also when a thread panicked while holding it (every change to
+    /// it is a single push or removal, which leaves it whole).
+    fn parked_mut(&mut self) -> &mut Vec<Parked> {
+        self.parked
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Parks `index`, just taken from `node`, because `drawable` below it is being
+    /// handed out; or, when `index` is `None` (`node` holds none now), notes `drawable`
+    /// against the index already parked for `node`, if there is one.
+    pub fn park(&mut self, node: NodeId, index: Option<Box<SceneIndex>>, drawable: DrawableId) {
+        let parked = self.parked_mut();
+        match index {
+            Some(index) => parked.push(Parked {
+                node,
+                index,
+                edited: SmallVec::from_slice(&[drawable]),
+            }),
+            None => {
+                if let Some(p) = parked.iter_mut().find(|p| p.node == node) {
+                    if !p.edited.contains(&drawable) {
+                        p.edited.push(drawable);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drops the index parked for `node`, if any (an edit that invalidates it).
+    pub fn forget(&mut self, node: NodeId) {
+        self.parked_mut().retain(|p| p.node != node);
+    }
+
+    /// Takes the index parked for `node`, if any, through a shared borrow.
+    pub fn take(&self, node: NodeId) -> Option<Parked> {
+        let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = parked.iter().position(|p| p.node == node)?;
+        Some(parked.swap_remove(at))
+    }
+
+    /// Takes every parked index.
+    pub fn take_all(&mut self) -> Vec<Parked> {
+        std::mem::take(self.parked_mut())
+    }
+
+    /// Bytes held by the parked indices.
+    pub fn memory_bytes(&self) -> usize {
+        let parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
+        parked.iter().map(|p| p.index.memory_bytes()).sum()
+    }
+}
