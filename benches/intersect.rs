@@ -844,9 +844,10 @@ fn ours_moves(b: &mut Bench, movers: &[NodeId]) -> Option<f64> {
 /// Microseconds one `edit_geometry` of `drawable` takes (one vertex raised a little
 /// more at each edit; the scene index refitted, the drawable's instances detached),
 /// [`TABLE`] edits a sample (the first edit, which looks for its instances among all,
-/// before the timing); the vertex is put back. `None` for a drawable that is not a
-/// `Geometry` or has no vertex.
-fn ours_mesh_edits(b: &mut Bench, drawable: DrawableId) -> Option<f64> {
+/// before the timing); the vertex is put back. With `handed_out`, the edit goes through
+/// `geometry_mut` instead and the time includes the scene index's next use, which
+/// refits it. `None` for a drawable that is not a `Geometry` or has no vertex.
+fn ours_mesh_edits(b: &mut Bench, drawable: DrawableId, handed_out: bool) -> Option<f64> {
     let home = *b
         .scene
         .drawable(drawable)?
@@ -857,9 +858,18 @@ fn ours_mesh_edits(b: &mut Bench, drawable: DrawableId) -> Option<f64> {
     let mut edit = |b: &mut Bench| {
         step += 1;
         let y = home.y + 1e-3 * (step % 1000) as f32;
-        b.scene
-            .edit_geometry(drawable, |g| g.vertices_mut()[0].y = y)
-            .expect("a geometry");
+        if handed_out {
+            b.scene
+                .geometry_mut(drawable)
+                .expect("a geometry")
+                .vertices_mut()[0]
+                .y = y;
+            std::hint::black_box(b.scene.scene_index(b.root));
+        } else {
+            b.scene
+                .edit_geometry(drawable, |g| g.vertices_mut()[0].y = y)
+                .expect("a geometry");
+        }
     };
     edit(b);
     let (ms, edits) = median_ms(|| {
@@ -898,15 +908,16 @@ fn print_moves(benches: &mut [Bench]) {
         let vehicle_mesh = (b.scene.scene_index(b.root))
             .and_then(|index| index.instances().iter().find(|i| i.path.contains(&vehicle)))
             .map(|i| i.drawable);
-        let (Some(one), Some(many), Some(edit)) = (
+        let (Some(one), Some(many), Some(edit), Some(handed_out)) = (
             ours_moves(b, &[vehicle]),
             ours_moves(b, &buildings),
-            vehicle_mesh.and_then(|d| ours_mesh_edits(b, d)),
+            vehicle_mesh.and_then(|d| ours_mesh_edits(b, d, false)),
+            vehicle_mesh.and_then(|d| ours_mesh_edits(b, d, true)),
         ) else {
             continue;
         };
         println!(
-            "move {:>17} the vehicle: {one:.3} us per set_matrix; {} buildings in turn: {many:.3} us per set_matrix; the vehicle's mesh: {edit:.3} us per edit_geometry ({} triangles)",
+            "move {:>17} the vehicle: {one:.3} us per set_matrix; {} buildings in turn: {many:.3} us per set_matrix; the vehicle's mesh: {edit:.3} us per edit_geometry, {handed_out:.3} us per geometry_mut and next use of the index ({} triangles)",
             b.name,
             buildings.len(),
             b.parry_indices.len()
