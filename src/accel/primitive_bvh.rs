@@ -80,8 +80,9 @@ const INSTANCED_MIN_SPLIT: usize = 2;
 /// `Triangles` primitive set, as glTF meshes load) costs 4 bytes per triangle instead
 /// of 16: only the triangle's index is kept, and its vertex indices are read back from
 /// the list.
-/// The scene graph builds it lazily per drawable and drops it whenever the drawable is
-/// edited, so it is never stale. Every method that reads primitives takes the geometry
+/// The scene graph builds it lazily per drawable and, whenever the drawable is edited,
+/// refits it at its next use, or rebuilds it when the edit changed its primitive sets,
+/// so it is never stale. Every method that reads primitives takes the geometry
 /// it was built from.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PrimitiveBvh {
@@ -90,6 +91,9 @@ pub struct PrimitiveBvh {
     /// Whether every vertex of the geometry was finite at the build, so that it stores
     /// every primitive (see [`refit`](Self::refit)).
     built_finite: bool,
+    /// The geometry's primitive sets at the build (`Geometry::topology`): a refit takes
+    /// only a geometry holding the same ones.
+    topology: u64,
 }
 
 /// How a [`PrimitiveBvh`] stores its primitives, in leaf order.
@@ -205,6 +209,7 @@ impl PrimitiveBvh {
             tree: WideBvh::from_binary(&bvh),
             primitives,
             built_finite: geometry.non_finite_vertex_count() == 0,
+            topology: geometry.topology(),
         })
     }
 
@@ -215,10 +220,12 @@ impl PrimitiveBvh {
     /// biggest meshes of littlest_tokyo, zdm2 and truck_town, 13 000 to 59 000
     /// primitives, 0.1–1.3 ms), though the tree's quality drifts as the shape deforms.
     ///
-    /// False, and the tree left unusable, when the stored primitives do not read from
-    /// `geometry` (another geometry, or other primitive sets), or when a vertex of the
-    /// geometry is not finite, now or at the build (primitives reading one are skipped,
-    /// so the stored primitives would no longer be the ones to store): rebuild it then.
+    /// False when `geometry` does not hold the primitive sets the tree was built over
+    /// (another geometry than that one or a clone of it, or sets added or removed
+    /// since), when a stored primitive reads past its vertices (fewer, since
+    /// [`Geometry::set_vertices`]), or when a vertex of the geometry is not finite, now
+    /// or at the build (primitives reading one are skipped, so the stored primitives
+    /// would no longer be the ones to store): the tree is unusable then, rebuild it.
     ///
     /// ```
     /// use glam::Vec3;
@@ -237,7 +244,10 @@ impl PrimitiveBvh {
     /// # Ok::<(), scene_intersect::graph::GraphError>(())
     /// ```
     pub fn refit(&mut self, geometry: &Geometry) -> bool {
-        if !self.built_finite || geometry.non_finite_vertex_count() > 0 {
+        if self.topology != geometry.topology()
+            || !self.built_finite
+            || geometry.non_finite_vertex_count() > 0
+        {
             return false;
         }
         let vertices = geometry.vertices();
@@ -720,5 +730,40 @@ mod tests {
             .unwrap();
         let mut bvh = PrimitiveBvh::build(&g).unwrap();
         assert!(!bvh.refit(&tiny));
+    }
+
+    #[test]
+    fn a_refit_takes_only_the_primitive_sets_it_was_built_over() {
+        let grid = |sets: &[(u32, u32)]| {
+            let vertices = (0..12).map(|i| Vec3::new(i as f32, (i % 2) as f32, 0.0));
+            let mut g = Geometry::new(vertices.collect());
+            for &(first, count) in sets {
+                let set = PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, first, count);
+                g.add_primitive_set(set).unwrap();
+            }
+            g
+        };
+        let mut g = grid(&[(0, 6), (6, 6)]);
+        let mut bvh = PrimitiveBvh::build(&g).unwrap();
+        // A clone holds the same sets: its moved vertices are refitted.
+        let mut clone = g.clone();
+        clone.vertices_mut()[0].z = 3.0;
+        assert!(bvh.refit(&clone));
+        assert_eq!(bvh.bounds().max.z, 3.0);
+        // Another geometry with sets of the same shape but other vertex indices: every
+        // index is readable, yet the stored primitives are not its own.
+        assert!(!bvh.refit(&grid(&[(6, 6), (0, 6)])));
+        // A set removed and put back (the same primitives, but the geometry cannot tell)
+        // and a set added are refused alike.
+        let mut bvh = PrimitiveBvh::build(&g).unwrap();
+        let set = g.remove_primitive_set(1).unwrap();
+        g.add_primitive_set(set).unwrap();
+        assert_eq!(g, grid(&[(0, 6), (6, 6)]), "equal, whatever their history");
+        assert!(!bvh.refit(&g));
+        let mut bvh = PrimitiveBvh::build(&g).unwrap();
+        assert!(bvh.refit(&g));
+        g.add_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Points, 0, 3))
+            .unwrap();
+        assert!(!bvh.refit(&g));
     }
 }

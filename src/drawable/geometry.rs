@@ -1,5 +1,7 @@
 //! [`Geometry`], the built-in drawable: vertex positions plus primitive sets.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use glam::Vec3;
 
 use super::{decompose_primitive_set, Drawable, PrimitiveFunctor, PrimitiveSet};
@@ -31,6 +33,36 @@ use crate::graph::GraphError;
 pub struct Geometry {
     vertices: Vec<Vec3>,
     primitive_sets: Vec<PrimitiveSet>,
+    topology: Topology,
+}
+
+/// Names the primitive sets a [`Geometry`] holds, among every geometry of the process:
+/// a fresh value for every new geometry and at every change of its sets, copied by
+/// clones (which hold the same sets). So a structure built over a geometry's primitives
+/// ([`PrimitiveBvh`](crate::accel::PrimitiveBvh)) can tell whether a geometry it is
+/// handed holds the very primitives it stores, whatever happened to the geometry
+/// meanwhile, even when it was overwritten by another one. Left out of equality: two
+/// geometries are equal when their vertices and sets are.
+#[derive(Clone, Copy, Debug)]
+struct Topology(u64);
+
+impl Topology {
+    fn fresh() -> Topology {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Topology(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Default for Topology {
+    fn default() -> Self {
+        Topology::fresh()
+    }
+}
+
+impl PartialEq for Topology {
+    fn eq(&self, _: &Topology) -> bool {
+        true
+    }
 }
 
 impl Geometry {
@@ -39,7 +71,14 @@ impl Geometry {
         Geometry {
             vertices,
             primitive_sets: Vec::new(),
+            topology: Topology::fresh(),
         }
+    }
+
+    /// Names the geometry's primitive sets as they are now (see `Topology`): equal
+    /// values mean the same sets.
+    pub(crate) fn topology(&self) -> u64 {
+        self.topology.0
     }
 
     /// Builder form of [`Geometry::add_primitive_set`].
@@ -52,12 +91,18 @@ impl Geometry {
     pub fn add_primitive_set(&mut self, set: PrimitiveSet) -> Result<(), GraphError> {
         check_range(&set, self.primitive_sets.len(), self.vertices.len())?;
         self.primitive_sets.push(set);
+        self.topology = Topology::fresh();
         Ok(())
     }
 
     /// Removes and returns the primitive set at `index`, or `None` past the end.
     pub fn remove_primitive_set(&mut self, index: usize) -> Option<PrimitiveSet> {
-        (index < self.primitive_sets.len()).then(|| self.primitive_sets.remove(index))
+        let removed =
+            (index < self.primitive_sets.len()).then(|| self.primitive_sets.remove(index));
+        if removed.is_some() {
+            self.topology = Topology::fresh();
+        }
+        removed
     }
 
     /// The vertex positions.
