@@ -651,6 +651,85 @@ fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
     assert_all_queries_equal_plain(&scene, root, 0x6d07, |_| {});
 }
 
+/// An edited geometry's own tree is refitted at its next use, whichever way the edit
+/// came (`geometry_mut`, `edit_geometry`, `edit_drawable`), so it keeps its primitives'
+/// order, which a rebuild of the squashed grid changes; it is rebuilt when the
+/// edit changed the primitive sets, or left a vertex that is not finite.
+#[test]
+fn edited_geometries_keep_their_tree_refitted_unless_their_primitives_changed() {
+    struct Order(Vec<u32>);
+    impl PrimitiveFunctor for Order {
+        fn triangle(&mut self, _: [Vec3; 3], _: [u32; 3], p: u32) {
+            self.0.push(p);
+        }
+    }
+    let (mut scene, root, _, _) = scene();
+    scene.build_acceleration();
+    let tilted = (scene.drawables())
+        .find(|(id, _)| scene.drawable_name(*id) == Some("tilted"))
+        .unwrap()
+        .0;
+    let stored_order = |scene: &SceneGraph| {
+        let geometry = scene.drawable(tilted).unwrap().as_geometry().unwrap();
+        let mut order = Order(Vec::new());
+        let bvh = scene.primitive_bvh(tilted).unwrap();
+        bvh.for_each_candidate(geometry, |_| true, &mut order);
+        order.0
+    };
+    let rebuilt_order = |scene: &SceneGraph| {
+        let geometry = scene.drawable(tilted).unwrap().as_geometry().unwrap();
+        let mut order = Order(Vec::new());
+        let bvh = scene_intersect::accel::PrimitiveBvh::build(geometry).unwrap();
+        bvh.for_each_candidate(geometry, |_| true, &mut order);
+        order.0
+    };
+    // The grid's half below x = 0 squashed and the other stretched: a rebuild splits it
+    // elsewhere.
+    let squash = |vertices: &mut [Vec3]| {
+        for v in vertices {
+            v.x *= if v.x < 0.0 { 0.25 } else { 2.0 };
+            v.y += 0.5;
+        }
+    };
+    let before = stored_order(&scene);
+    assert_eq!(before.len(), 1800);
+    scene.geometry_mut(tilted).unwrap().vertices_mut()[7].z += 0.25;
+    assert_eq!(stored_order(&scene), before, "a vertex moved: refitted");
+    squash(scene.geometry_mut(tilted).unwrap().vertices_mut());
+    assert_ne!(
+        rebuilt_order(&scene),
+        before,
+        "a rebuild orders it otherwise"
+    );
+    assert_eq!(stored_order(&scene), before, "squashed: refitted");
+    assert_all_queries_equal_plain(&scene, root, 0xb701, |_| {});
+    scene
+        .edit_geometry(tilted, |g| squash(g.vertices_mut()))
+        .unwrap();
+    squash(scene.geometry_mut(tilted).unwrap().vertices_mut());
+    assert_eq!(stored_order(&scene), before, "twice more, before any query");
+    assert_all_queries_equal_plain(&scene, root, 0xb702, |_| {});
+    scene
+        .edit_drawable(tilted, |d| {
+            squash(d.as_geometry_mut().unwrap().vertices_mut())
+        })
+        .unwrap();
+    assert_eq!(stored_order(&scene), before, "through edit_drawable");
+    // Its one primitive set taken out and put back: the same primitives, but the
+    // geometry cannot tell, so the tree is rebuilt (in the squashed grid's order).
+    let g = scene.geometry_mut(tilted).unwrap();
+    let set = g.remove_primitive_set(0).unwrap();
+    g.add_primitive_set(set).unwrap();
+    assert_eq!(stored_order(&scene), rebuilt_order(&scene), "rebuilt");
+    assert_ne!(stored_order(&scene), before);
+    assert_all_queries_equal_plain(&scene, root, 0xb703, |_| {});
+    // A vertex made NaN: its triangles leave the rebuilt tree, as they leave the plain
+    // traversal (a refit would have kept them).
+    scene.geometry_mut(tilted).unwrap().vertices_mut()[31 * 15 + 15].y = f32::NAN;
+    assert_eq!(stored_order(&scene).len(), 1800 - 6);
+    assert_all_queries_equal_plain(&scene, root, 0xb704, |_| {});
+}
+
 #[test]
 fn georeferenced_scenes_are_measured_from_their_centre_and_answer_exactly() {
     // The test scene placed 4·10^6 units east and 3·10^6 south, as a georeferenced city

@@ -317,7 +317,18 @@ impl SceneGraph {
         let entry = self.drawables.get(id)?;
         entry
             .accel
-            .get_or_init(|| self.build_primitive_bvh(id))
+            .get_or_init(|| {
+                // The BVH parked by an edit, refitted if the geometry still holds the
+                // primitives it stores.
+                if let (Some(mut bvh), Some(geometry)) =
+                    (self.pending.take_bvh(id), entry.drawable.as_geometry())
+                {
+                    if bvh.refit(geometry) {
+                        return Some(bvh);
+                    }
+                }
+                self.build_primitive_bvh(id)
+            })
             .as_ref()
     }
 
@@ -722,6 +733,7 @@ impl SceneGraph {
         for g in parents {
             self.remove_drawable_from_geode(g, id)?;
         }
+        self.pending.forget_bvh(id);
         self.drawables
             .remove(id)
             .map(|e| e.drawable)
@@ -809,11 +821,11 @@ impl SceneGraph {
         Ok(())
     }
 
-    /// The drawable, mutable. Its cached bound and BVH, and the bounds of every node
-    /// above it, are dropped first, since the caller may change anything. The scene
+    /// The drawable, mutable. Its cached bound, and the bounds of every node above it,
+    /// are dropped first, since the caller may change anything. Its BVH and the scene
     /// indices above it are kept: they wait for the borrow to end and are refitted for
     /// the drawable as the caller left it at their next use (the next query or edit), as
-    /// [`edit_drawable`](Self::edit_drawable) refits them at the end of its closure.
+    /// after [`edit_drawable`](Self::edit_drawable).
     ///
     /// ```
     /// use glam::{DVec3, Vec3};
@@ -849,10 +861,8 @@ impl SceneGraph {
         Ok(self.drawables[id].drawable.as_mut())
     }
 
-    /// The drawable as a mutable built-in [`Geometry`] (bounds dropped and scene indices
-    /// kept for a refit as for [`SceneGraph::drawable_mut`]; to move vertices only,
-    /// [`edit_vertices`](Self::edit_vertices) also refits the geometry's BVH rather than
-    /// dropping it).
+    /// The drawable as a mutable built-in [`Geometry`] (bounds dropped, its BVH and the
+    /// scene indices kept for a refit, as for [`SceneGraph::drawable_mut`]).
     ///
     /// # Errors
     /// [`GraphError::UnknownDrawable`] for an id not in the graph and
@@ -874,12 +884,13 @@ impl SceneGraph {
             .ok_or(GraphError::NotAGeometry(label))
     }
 
-    /// Edits a drawable in place with `edit`, then drops its cached bound and BVH (and the
+    /// Edits a drawable in place with `edit`, then drops its cached bound (and the
     /// bounds above it) and refits every scene index holding it rather than dropping it:
     /// its instances leave the indices' world trees and are visited whole, through the
     /// drawable as `edit` left it, with the world boxes of its new bound (as a moved
-    /// transform's instances are: [`SceneIndex::refit_drawable`]). Returns what `edit`
-    /// returns.
+    /// transform's instances are: [`SceneIndex::refit_drawable`]). Its BVH is refitted
+    /// at its next use ([`PrimitiveBvh::refit`]), or rebuilt then if `edit` added or
+    /// removed primitive sets. Returns what `edit` returns.
     ///
     /// # Errors
     /// [`GraphError::UnknownDrawable`] for an id not in the graph (then `edit` is not
@@ -894,7 +905,7 @@ impl SceneGraph {
             .get_mut(id)
             .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?;
         let out = edit(entry.drawable.as_mut());
-        self.drawable_changed(id, false);
+        self.drawable_changed(id, BvhAfterEdit::Stale);
         Ok(out)
     }
 
@@ -945,15 +956,15 @@ impl SceneGraph {
             .as_geometry_mut()
             .ok_or(GraphError::NotAGeometry(label))?;
         let out = edit(geometry);
-        self.drawable_changed(id, false);
+        self.drawable_changed(id, BvhAfterEdit::Stale);
         Ok(out)
     }
 
     /// Moves a built-in [`Geometry`]'s vertices in place with `edit` (their number and the
     /// primitive sets cannot change this way): as [`edit_geometry`](Self::edit_geometry),
-    /// but the geometry's BVH, when built, is refitted to the new corners
-    /// ([`PrimitiveBvh::refit`]) rather than dropped and rebuilt at its next use. For a
-    /// mesh animated every frame.
+    /// but the geometry's BVH, when built, is refitted to the new corners at once
+    /// ([`PrimitiveBvh::refit`]), so that the next query finds it ready. For a mesh
+    /// animated every frame.
     ///
     /// ```
     /// use glam::{DVec3, Vec3};
@@ -1005,7 +1016,12 @@ impl SceneGraph {
             Some(Some(bvh)) => bvh.refit(geometry),
             _ => false,
         };
-        self.drawable_changed(id, refitted);
+        let bvh = if refitted {
+            BvhAfterEdit::Refitted
+        } else {
+            BvhAfterEdit::Unusable
+        };
+        self.drawable_changed(id, bvh);
         Ok(out)
     }
 
@@ -1021,20 +1037,32 @@ impl SceneGraph {
             .get_mut(id)
             .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?;
         let old = std::mem::replace(&mut entry.drawable, Box::new(drawable));
-        self.drawable_changed(id, false);
+        self.drawable_changed(id, BvhAfterEdit::Replaced);
         Ok(old)
     }
 
-    /// After drawable `id` changed (edited or replaced): drops its bound, its BVH (unless
-    /// `bvh_refitted`: kept, refitted by the caller) and the bounds of every node above
-    /// it, and refits every scene index above it.
-    fn drawable_changed(&mut self, id: DrawableId, bvh_refitted: bool) {
+    /// After drawable `id` changed (edited or replaced): drops its bound and the bounds
+    /// of every node above it, does with its BVH what `bvh` says, and refits every
+    /// scene index above it.
+    fn drawable_changed(&mut self, id: DrawableId, bvh: BvhAfterEdit) {
         let Some(entry) = self.drawables.get_mut(id) else {
             return;
         };
         entry.bound.take();
-        if !bvh_refitted {
-            entry.accel.take();
+        match bvh {
+            BvhAfterEdit::Refitted => {}
+            BvhAfterEdit::Stale => {
+                if let Some(Some(built)) = entry.accel.take() {
+                    self.pending.park_bvh(id, built);
+                }
+            }
+            BvhAfterEdit::Unusable => {
+                entry.accel.take();
+            }
+            BvhAfterEdit::Replaced => {
+                entry.accel.take();
+                self.pending.forget_bvh(id);
+            }
         }
         let above = self.nodes_above(id);
         self.refit_indices(above, |index, scene, _| index.refit_drawable(scene, id));
@@ -1049,15 +1077,17 @@ impl SceneGraph {
         above
     }
 
-    /// Before drawable `id` is handed out mutably: drops its bound and BVH and the
-    /// bounds of every node above it, and parks every scene index above it for a refit
-    /// at its next use ([`PendingRefits`]).
+    /// Before drawable `id` is handed out mutably: drops its bound and the bounds of
+    /// every node above it, and parks its BVH and every scene index above it for a
+    /// refit at their next use ([`PendingRefits`]).
     fn drawable_handed_out(&mut self, id: DrawableId) {
         let Some(entry) = self.drawables.get_mut(id) else {
             return;
         };
         entry.bound.take();
-        entry.accel.take();
+        if let Some(Some(built)) = entry.accel.take() {
+            self.pending.park_bvh(id, built);
+        }
         for n in self.nodes_above(id) {
             if let Some(node) = self.nodes.get_mut(n) {
                 node.bound.take();
@@ -1142,6 +1172,20 @@ impl SceneGraph {
             }
         }
     }
+}
+
+/// What [`SceneGraph::drawable_changed`] does with the edited drawable's BVH.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BvhAfterEdit {
+    /// Refitted by the edit: kept.
+    Refitted,
+    /// Left as it was before the edit: parked for a refit at its next use (a rebuild if
+    /// the edit changed the primitive sets).
+    Stale,
+    /// Refused by the edit's own refit: dropped.
+    Unusable,
+    /// The drawable was replaced: dropped, and any BVH parked for it too.
+    Replaced,
 }
 
 /// How far a transform's last row may be from `(0, 0, 0, 1)` and still count as affine:
