@@ -24,6 +24,7 @@
 //! 28 times faster than a rebuild), which rebuilds it instead when the edit changed the
 //! geometry's primitive sets.
 
+use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 use smallvec::SmallVec;
@@ -36,7 +37,8 @@ use crate::accel::{PrimitiveBvh, SceneIndex};
 #[derive(Debug, Default)]
 pub(crate) struct PendingRefits {
     parked: Mutex<Vec<Parked>>,
-    bvhs: Mutex<Vec<(DrawableId, PrimitiveBvh)>>,
+    /// By drawable: a renderer may edit thousands of meshes between two queries.
+    bvhs: Mutex<HashMap<DrawableId, PrimitiveBvh>>,
 }
 
 /// One parked index: taken from `node`, to be refitted for `edited`.
@@ -115,21 +117,19 @@ impl PendingRefits {
     /// of one parked before).
     pub fn park_bvh(&mut self, drawable: DrawableId, bvh: PrimitiveBvh) {
         let bvhs = self.bvhs.get_mut().unwrap_or_else(PoisonError::into_inner);
-        bvhs.retain(|(d, _)| *d != drawable);
-        bvhs.push((drawable, bvh));
+        bvhs.insert(drawable, bvh);
     }
 
     /// Drops the BVH parked for `drawable`, if any (the drawable replaced or removed).
     pub fn forget_bvh(&mut self, drawable: DrawableId) {
         let bvhs = self.bvhs.get_mut().unwrap_or_else(PoisonError::into_inner);
-        bvhs.retain(|(d, _)| *d != drawable);
+        bvhs.remove(&drawable);
     }
 
     /// Takes the BVH parked for `drawable`, if any, through a shared borrow.
     pub fn take_bvh(&self, drawable: DrawableId) -> Option<PrimitiveBvh> {
         let mut bvhs = self.bvhs.lock().unwrap_or_else(PoisonError::into_inner);
-        let at = bvhs.iter().position(|(d, _)| *d == drawable)?;
-        Some(bvhs.swap_remove(at).1)
+        bvhs.remove(&drawable)
     }
 
     /// Bytes held by the parked indices and BVHs.
@@ -137,6 +137,6 @@ impl PendingRefits {
         let parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
         let bvhs = self.bvhs.lock().unwrap_or_else(PoisonError::into_inner);
         parked.iter().map(|p| p.index.memory_bytes()).sum::<usize>()
-            + bvhs.iter().map(|(_, b)| b.memory_bytes()).sum::<usize>()
+            + bvhs.values().map(PrimitiveBvh::memory_bytes).sum::<usize>()
     }
 }
