@@ -168,11 +168,14 @@ const MAX_PLACED_SKEW: f64 = (1u64 << 20) as f64;
 /// from the tree's origin and for `2^-28` of the origin's distance from the world's
 /// ([`WorldFrame::pad`](super::WorldFrame::pad)), so `2^-32` leaves room. The inverse's
 /// error grows with the condition number and the frame's distance from the origin
-/// together: a frame 2.2·10^6 units out whose linear part had a condition number of
-/// 3.7·10^5 moved points back 0.07 units off, and the plain traversal hit a triangle
-/// the segment missed by 0.03 units, which the filter had rejected (the test
+/// together: when the traversals took a general 4×4 inverse, a frame 2.2·10^6 units out
+/// whose linear part had a condition number of 3.7·10^5 moved points back 0.07 units
+/// off, and the plain traversal hit a triangle the segment missed by 0.03 units, which
+/// the filter had rejected (the test
 /// `a_segment_beside_a_triangle_under_a_far_frame_answers_as_the_plain_traversal` in
-/// tests/precision.rs).
+/// tests/precision.rs). Their affine inverse (`Transform::frame_below`) brings that
+/// frame's points back 10^-5 units off; still not `2^-32` of 2.2·10^6, so it stays a
+/// whole item.
 const MAX_LOCALIZATION_ERROR: f64 = 1.0 / (1u64 << 32) as f64;
 
 /// Triangle ids per entry of the id-to-instance lookup table.
