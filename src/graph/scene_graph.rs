@@ -65,8 +65,8 @@ pub struct SceneGraph {
     /// How many node masks were set: a scene index remembers it, so that it can trust
     /// the masks it saw while they are unchanged.
     mask_edits: u64,
-    /// The scene indices above drawables handed out by [`SceneGraph::drawable_mut`],
-    /// refitted at their next use.
+    /// The scene indices above drawables handed out by [`SceneGraph::drawable_mut`], and
+    /// edited drawables' BVHs, to be refitted at their next use.
     pending: PendingRefits,
 }
 
