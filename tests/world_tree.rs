@@ -247,6 +247,53 @@ fn assert_all_queries_equal_plain_around(
     hits
 }
 
+/// The drawable named `name`.
+fn drawable_named(scene: &SceneGraph, name: &str) -> DrawableId {
+    (scene.drawables())
+        .find(|(id, _)| scene.drawable_name(*id) == Some(name))
+        .unwrap()
+        .0
+}
+
+/// The names of the drawables whose instances `root`'s index visits whole since moves
+/// and edits detached them, sorted.
+fn detached_names(scene: &SceneGraph, root: NodeId) -> Vec<String> {
+    let index = scene.scene_index(root).unwrap();
+    let mut names: Vec<_> = (index.detached().iter())
+        .map(|&k| scene.drawable_name(index.instances()[k as usize].drawable))
+        .map(|name| name.unwrap_or_default().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The primitive indices of a tree's triangles, in the order its leaves store them.
+struct LeafOrder(Vec<u32>);
+
+impl PrimitiveFunctor for LeafOrder {
+    fn triangle(&mut self, _: [Vec3; 3], _: [u32; 3], p: u32) {
+        self.0.push(p);
+    }
+}
+
+/// The order of the triangles in the graph's tree of `drawable`, a geometry.
+fn stored_order(scene: &SceneGraph, drawable: DrawableId) -> Vec<u32> {
+    let geometry = scene.drawable(drawable).unwrap().as_geometry().unwrap();
+    let mut order = LeafOrder(Vec::new());
+    let bvh = scene.primitive_bvh(drawable).unwrap();
+    bvh.for_each_candidate(geometry, |_| true, &mut order);
+    order.0
+}
+
+/// The order of the triangles in a tree built afresh over `drawable` as it is now.
+fn rebuilt_order(scene: &SceneGraph, drawable: DrawableId) -> Vec<u32> {
+    let geometry = scene.drawable(drawable).unwrap().as_geometry().unwrap();
+    let mut order = LeafOrder(Vec::new());
+    let bvh = scene_intersect::accel::PrimitiveBvh::build(geometry).unwrap();
+    bvh.for_each_candidate(geometry, |_| true, &mut order);
+    order.0
+}
+
 #[test]
 fn unique_triangle_lists_are_placed_and_quads_and_shared_meshes_stay_whole() {
     let (scene, root, _, _) = scene();
@@ -423,24 +470,9 @@ fn moved_instances_are_detached_and_still_answer_exactly() {
 fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
     let (mut scene, root, _, _) = scene();
     scene.build_acceleration();
-    let named = |scene: &SceneGraph, name: &str| {
-        (scene.drawables())
-            .find(|(id, _)| scene.drawable_name(*id) == Some(name))
-            .unwrap()
-            .0
-    };
-    let detached_names = |scene: &SceneGraph| {
-        let index = scene.scene_index(root).unwrap();
-        let mut names: Vec<_> = (index.detached().iter())
-            .map(|&k| scene.drawable_name(index.instances()[k as usize].drawable))
-            .map(|name| name.unwrap_or_default().to_string())
-            .collect();
-        names.sort();
-        names
-    };
     // The placed flat grid, lifted 1.5 units and stretched: its triangles in the world
     // tree are stale from now on.
-    let flat = named(&scene, "flat");
+    let flat = drawable_named(&scene, "flat");
     scene
         .edit_geometry(flat, |g| {
             for v in g.vertices_mut() {
@@ -449,16 +481,16 @@ fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
         })
         .unwrap();
     assert_all_queries_equal_plain(&scene, root, 0xed17, |_| {});
-    assert_eq!(detached_names(&scene), ["flat"]);
+    assert_eq!(detached_names(&scene, root), ["flat"]);
     // The shared mesh, its primitive set dropped (nothing left to hit): both instances.
-    let small = named(&scene, "small");
+    let small = drawable_named(&scene, "small");
     scene
         .edit_geometry(small, |g| g.remove_primitive_set(0).is_some())
         .unwrap();
     assert_all_queries_equal_plain(&scene, root, 0xed18, |_| {});
-    assert_eq!(detached_names(&scene), ["flat", "small", "small"]);
+    assert_eq!(detached_names(&scene, root), ["flat", "small", "small"]);
     // The quads (a whole item) replaced by a bigger grid, then the flat grid edited again.
-    let quads = named(&scene, "quads");
+    let quads = drawable_named(&scene, "quads");
     let old = scene.replace_drawable(quads, grid(12, 14.0)).unwrap();
     assert!(old.as_geometry().is_some_and(|g| g.primitive_count() > 0));
     scene
@@ -471,28 +503,15 @@ fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
     assert_eq!(index.world().triangle_count(), 3200 + 1800);
     // An edit that changes nothing refits all the same: the index cannot tell.
     scene
-        .edit_geometry(named(&scene, "tilted"), |_| ())
+        .edit_geometry(drawable_named(&scene, "tilted"), |_| ())
         .unwrap();
     assert_eq!(scene.scene_index(root).unwrap().refit_count(), 5);
     assert_all_queries_equal_plain(&scene, root, 0xed1a, |_| {});
     // Vertices moved through `edit_vertices`: the grid's own tree (built here) is
     // refitted, not rebuilt, so it keeps its primitives' order, which a rebuild of the
     // grid mirrored in x turns around.
-    struct Order(Vec<u32>);
-    impl PrimitiveFunctor for Order {
-        fn triangle(&mut self, _: [Vec3; 3], _: [u32; 3], p: u32) {
-            self.0.push(p);
-        }
-    }
-    let tilted = named(&scene, "tilted");
-    let stored_order = |scene: &SceneGraph| {
-        let geometry = scene.drawable(tilted).unwrap().as_geometry().unwrap();
-        let mut order = Order(Vec::new());
-        let bvh = scene.primitive_bvh(tilted).unwrap();
-        bvh.for_each_candidate(geometry, |_| true, &mut order);
-        order.0
-    };
-    let before = stored_order(&scene);
+    let tilted = drawable_named(&scene, "tilted");
+    let before = stored_order(&scene, tilted);
     assert_eq!(before.len(), 1800);
     for step in 1..=3 {
         scene
@@ -502,17 +521,17 @@ fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
                 }
             })
             .unwrap();
-        assert_eq!(stored_order(&scene), before, "step {step}: refitted");
+        assert_eq!(
+            stored_order(&scene, tilted),
+            before,
+            "step {step}: refitted"
+        );
         assert_all_queries_equal_plain(&scene, root, 0xed1a + step, |_| {});
     }
     assert_eq!(scene.scene_index(root).unwrap().refit_count(), 8);
-    let mirrored = scene.drawable(tilted).unwrap().as_geometry().unwrap();
-    let mut rebuilt = Order(Vec::new());
-    scene_intersect::accel::PrimitiveBvh::build(mirrored)
-        .unwrap()
-        .for_each_candidate(mirrored, |_| true, &mut rebuilt);
     assert_ne!(
-        rebuilt.0, before,
+        rebuilt_order(&scene, tilted),
+        before,
         "a rebuild orders the mirrored grid otherwise"
     );
     // A vertex made NaN takes its triangles out of both traversals (a refit would have
@@ -561,24 +580,9 @@ fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
 fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
     let (mut scene, root, moving, _) = scene();
     scene.build_acceleration();
-    let named = |scene: &SceneGraph, name: &str| {
-        (scene.drawables())
-            .find(|(id, _)| scene.drawable_name(*id) == Some(name))
-            .unwrap()
-            .0
-    };
-    let detached_names = |scene: &SceneGraph| {
-        let index = scene.scene_index(root).unwrap();
-        let mut names: Vec<_> = (index.detached().iter())
-            .map(|&k| scene.drawable_name(index.instances()[k as usize].drawable))
-            .map(|name| name.unwrap_or_default().to_string())
-            .collect();
-        names.sort();
-        names
-    };
     let refits = |scene: &SceneGraph| scene.scene_index(root).unwrap().refit_count();
     // The placed flat grid lifted 1.5 units through a borrow held across statements.
-    let flat = named(&scene, "flat");
+    let flat = drawable_named(&scene, "flat");
     let vertices = scene.geometry_mut(flat).unwrap().vertices_mut();
     for v in vertices.iter_mut() {
         v.y += 1.5;
@@ -590,23 +594,26 @@ fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
         1,
         "refitted at the first query, not rebuilt"
     );
-    assert_eq!(detached_names(&scene), ["flat"]);
+    assert_eq!(detached_names(&scene, root), ["flat"]);
     // Two drawables handed out before the next query, one through `drawable_mut`: the
     // index is refitted for both.
-    let quads = named(&scene, "quads");
+    let quads = drawable_named(&scene, "quads");
     let removed = (scene.drawable_mut(quads).unwrap().as_geometry_mut())
         .and_then(|g| g.remove_primitive_set(0));
     assert!(removed.is_some());
-    let small = named(&scene, "small");
+    let small = drawable_named(&scene, "small");
     for v in scene.geometry_mut(small).unwrap().vertices_mut() {
         v.x += 0.75;
     }
     assert_all_queries_equal_plain(&scene, root, 0x6d02, |_| {});
     assert_eq!(refits(&scene), 3);
-    assert_eq!(detached_names(&scene), ["flat", "quads", "small", "small"]);
+    assert_eq!(
+        detached_names(&scene, root),
+        ["flat", "quads", "small", "small"]
+    );
     // Handed out, then a transform moved before any query: the move refits the parked
     // index for the edit first, then for itself.
-    let tilted = named(&scene, "tilted");
+    let tilted = drawable_named(&scene, "tilted");
     scene.geometry_mut(tilted).unwrap().vertices_mut()[5].y = -4.0;
     let m =
         DMat4::from_rotation_translation(DQuat::from_rotation_z(0.3), DVec3::new(1.0, 0.5, 2.0));
@@ -631,7 +638,7 @@ fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
     scene.add_child(root, extra).unwrap();
     assert_all_queries_equal_plain(&scene, root, 0x6d06, |_| {});
     assert_eq!(refits(&scene), 0, "rebuilt");
-    assert_eq!(detached_names(&scene), Vec::<String>::new());
+    assert_eq!(detached_names(&scene, root), Vec::<String>::new());
     // A geometry asked of a drawable of another kind: an error, and the index neither
     // dropped (a rebuild counts no refit) nor parked (its next use would refit it).
     struct Custom;
@@ -657,32 +664,9 @@ fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
 /// edit changed the primitive sets, or left a vertex that is not finite.
 #[test]
 fn edited_geometries_keep_their_tree_refitted_unless_their_primitives_changed() {
-    struct Order(Vec<u32>);
-    impl PrimitiveFunctor for Order {
-        fn triangle(&mut self, _: [Vec3; 3], _: [u32; 3], p: u32) {
-            self.0.push(p);
-        }
-    }
     let (mut scene, root, _, _) = scene();
     scene.build_acceleration();
-    let tilted = (scene.drawables())
-        .find(|(id, _)| scene.drawable_name(*id) == Some("tilted"))
-        .unwrap()
-        .0;
-    let stored_order = |scene: &SceneGraph| {
-        let geometry = scene.drawable(tilted).unwrap().as_geometry().unwrap();
-        let mut order = Order(Vec::new());
-        let bvh = scene.primitive_bvh(tilted).unwrap();
-        bvh.for_each_candidate(geometry, |_| true, &mut order);
-        order.0
-    };
-    let rebuilt_order = |scene: &SceneGraph| {
-        let geometry = scene.drawable(tilted).unwrap().as_geometry().unwrap();
-        let mut order = Order(Vec::new());
-        let bvh = scene_intersect::accel::PrimitiveBvh::build(geometry).unwrap();
-        bvh.for_each_candidate(geometry, |_| true, &mut order);
-        order.0
-    };
+    let tilted = drawable_named(&scene, "tilted");
     // The grid's half below x = 0 squashed and the other stretched: a rebuild splits it
     // elsewhere.
     let squash = |vertices: &mut [Vec3]| {
@@ -691,42 +675,58 @@ fn edited_geometries_keep_their_tree_refitted_unless_their_primitives_changed() 
             v.y += 0.5;
         }
     };
-    let before = stored_order(&scene);
+    let before = stored_order(&scene, tilted);
     assert_eq!(before.len(), 1800);
     scene.geometry_mut(tilted).unwrap().vertices_mut()[7].z += 0.25;
-    assert_eq!(stored_order(&scene), before, "a vertex moved: refitted");
+    assert_eq!(
+        stored_order(&scene, tilted),
+        before,
+        "a vertex moved: refitted"
+    );
     squash(scene.geometry_mut(tilted).unwrap().vertices_mut());
     assert_ne!(
-        rebuilt_order(&scene),
+        rebuilt_order(&scene, tilted),
         before,
         "a rebuild orders it otherwise"
     );
-    assert_eq!(stored_order(&scene), before, "squashed: refitted");
+    assert_eq!(stored_order(&scene, tilted), before, "squashed: refitted");
     assert_all_queries_equal_plain(&scene, root, 0xb701, |_| {});
     scene
         .edit_geometry(tilted, |g| squash(g.vertices_mut()))
         .unwrap();
     squash(scene.geometry_mut(tilted).unwrap().vertices_mut());
-    assert_eq!(stored_order(&scene), before, "twice more, before any query");
+    assert_eq!(
+        stored_order(&scene, tilted),
+        before,
+        "twice more, before any query"
+    );
     assert_all_queries_equal_plain(&scene, root, 0xb702, |_| {});
     scene
         .edit_drawable(tilted, |d| {
             squash(d.as_geometry_mut().unwrap().vertices_mut())
         })
         .unwrap();
-    assert_eq!(stored_order(&scene), before, "through edit_drawable");
+    assert_eq!(
+        stored_order(&scene, tilted),
+        before,
+        "through edit_drawable"
+    );
     // Its one primitive set taken out and put back: the same primitives, but the
     // geometry cannot tell, so the tree is rebuilt (in the squashed grid's order).
     let g = scene.geometry_mut(tilted).unwrap();
     let set = g.remove_primitive_set(0).unwrap();
     g.add_primitive_set(set).unwrap();
-    assert_eq!(stored_order(&scene), rebuilt_order(&scene), "rebuilt");
-    assert_ne!(stored_order(&scene), before);
+    assert_eq!(
+        stored_order(&scene, tilted),
+        rebuilt_order(&scene, tilted),
+        "rebuilt"
+    );
+    assert_ne!(stored_order(&scene, tilted), before);
     assert_all_queries_equal_plain(&scene, root, 0xb703, |_| {});
     // A vertex made NaN: its triangles leave the rebuilt tree, as they leave the plain
     // traversal (a refit would have kept them).
     scene.geometry_mut(tilted).unwrap().vertices_mut()[31 * 15 + 15].y = f32::NAN;
-    assert_eq!(stored_order(&scene).len(), 1800 - 6);
+    assert_eq!(stored_order(&scene, tilted).len(), 1800 - 6);
     assert_all_queries_equal_plain(&scene, root, 0xb704, |_| {});
 }
 
