@@ -174,8 +174,10 @@ const MAX_PLACED_SKEW: f64 = (1u64 << 20) as f64;
 /// the filter had rejected (the test
 /// `a_segment_beside_a_triangle_under_a_far_frame_answers_as_the_plain_traversal` in
 /// tests/precision.rs). Their affine inverse (`Transform::frame_below`) brings that
-/// frame's points back 10^-5 units off; still not `2^-32` of 2.2·10^6, so it stays a
-/// whole item.
+/// frame's points back 10^-5 units off; the frame still stays a whole item, as the
+/// rounding of coordinates moved into it may reach, by the bound `localizes_closely`
+/// takes (the precision times the rows' and columns' lengths, about the condition
+/// number), more than `2^-32` of them.
 const MAX_LOCALIZATION_ERROR: f64 = 1.0 / (1u64 << 32) as f64;
 
 /// Triangle ids per entry of the id-to-instance lookup table.

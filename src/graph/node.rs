@@ -54,7 +54,7 @@ impl Transform {
 /// 3.7·10^5, it moved points into the frame and back 0.07 units off, this inverse 10^-5
 /// units (the coordinates' rounding at 2·10^6, magnified by the condition number). Not
 /// finite when `L` is singular.
-pub(crate) fn affine_inverse(m: &DMat4) -> DMat4 {
+fn affine_inverse(m: &DMat4) -> DMat4 {
     DMat4::from(DAffine3::from_mat4(*m).inverse())
 }
 
