@@ -4,11 +4,11 @@
 //! trees exist; then it is edited step by step: a transform moved or made absolute, a
 //! node mask changed, a vertex moved, a child linked or unlinked, a drawable added to a
 //! geode, a primitive set dropped (those two in place, the index refitted, or through
-//! `geometry_mut`, the index refitted at its next use), a node removed, a Switch child toggled. After each
-//! step every query is answered again, plain and accelerated, alone and together in an
-//! [`IntersectorGroup`], under the step's traversal and override masks, LOD selection
-//! (the most detailed child, or an eye point) and frame (MODEL, or VIEW under a view
-//! matrix), and all must agree exactly; while the scene stays "tame" (grid vertices,
+//! `geometry_mut`, the index refitted at its next use), a node removed, a Switch child
+//! toggled. After each step every query is answered again, plain and accelerated, alone
+//! and together in an [`IntersectorGroup`], under the step's traversal and override
+//! masks, LOD selection (the most detailed child, or an eye point) and frame (MODEL, or
+//! VIEW under a view matrix), and all must agree exactly; while the scene stays "tame" (grid vertices,
 //! simple transforms) the plain answer in MODEL coordinates, under the step's masks and
 //! LOD selection, must also agree with the brute-force reference of
 //! `tests/support/reference.rs`, computed from the edited scene from scratch.
@@ -44,11 +44,11 @@ enum EditSpec {
     /// Set a node's mask (bits 0 to 7).
     Mask { node: u8, mask: u8 },
     /// Move one vertex of a geometry (`vertex` modulo their number): through
-    /// `geometry_mut` (the index refitted at its next use) when `vertex` is below 128, `edit_geometry`
-    /// (the scene index refitted, the geometry's instances detached) below 192, and
-    /// `edit_vertices` (the geometry's own tree refitted too) from 192. (No field of its
-    /// own: the saved inputs of `fuzz/regressions/edits` keep decoding to the same
-    /// edits.)
+    /// `geometry_mut` (the index refitted at its next use) when `vertex` is below 128,
+    /// `edit_geometry` (the scene index refitted, the geometry's instances detached)
+    /// below 192, and `edit_vertices` (the geometry's own tree refitted too) from 192.
+    /// (No field of its own: the saved inputs of `fuzz/regressions/edits` keep decoding
+    /// to the same edits.)
     Vertex {
         geometry: u8,
         vertex: u8,

@@ -377,10 +377,9 @@ impl SceneGraph {
     }
 
     /// The scene index of `root` for its first use since it was built or parked: the
-    /// parked one refitted ([`PendingRefits`]), or one built afresh. Kept out of line, so
-    /// that the queries' path through [`scene_index`](Self::scene_index) stays as short
-    /// as it was (inlined into it, it took `IntersectionVisitor::reaches` out of line:
-    /// +1 % instructions a nearest segment on the city).
+    /// parked one refitted ([`PendingRefits`]), or one built afresh. Cold and out of
+    /// line, so that the queries' path through [`scene_index`](Self::scene_index) holds
+    /// only the check that the index is there.
     #[cold]
     #[inline(never)]
     fn refitted_or_built_index(&self, root: NodeId) -> Box<SceneIndex> {
