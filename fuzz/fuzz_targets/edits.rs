@@ -8,9 +8,9 @@
 //! toggled. After each step every query is answered again, plain and accelerated, alone
 //! and together in an [`IntersectorGroup`], under the step's traversal and override
 //! masks, LOD selection (the most detailed child, or an eye point) and frame (MODEL, or
-//! VIEW under a view matrix), and all must agree exactly; while the scene stays "tame" (grid vertices,
-//! simple transforms) the plain answer in MODEL coordinates, under the step's masks and
-//! LOD selection, must also agree with the brute-force reference of
+//! VIEW under a view matrix), and all must agree exactly; while the scene stays "tame"
+//! (grid vertices, simple transforms) the plain answer in MODEL coordinates, under the
+//! step's masks and LOD selection, must also agree with the brute-force reference of
 //! `tests/support/reference.rs`, computed from the edited scene from scratch.
 #![no_main]
 
