@@ -229,9 +229,9 @@ enum Edit {
     /// A vertex of a geometry moves to another grid point.
     Vertex(usize, usize, [i8; 3]),
     /// Every vertex of a geometry moves by the same grid step, in place
-    /// (`edit_vertices`: the scene index and the geometry's own tree are refitted, where
-    /// `Vertex`'s `geometry_mut` drops the tree and leaves the index to be refitted at
-    /// its next use).
+    /// (`edit_vertices`: the scene index and the geometry's own tree are refitted at
+    /// once, where `Vertex`'s `geometry_mut` leaves both to be refitted at their next
+    /// use).
     Shift(usize, [i8; 3]),
     /// A geode is placed under a transform (or the root group) too; refused when it is
     /// already there.

@@ -13,10 +13,11 @@
 //! primitive indices the plain decomposition gives. The scene graph owns one per
 //! [`Geometry`](crate::drawable::Geometry) drawable, built when first needed (for the
 //! instances the world tree keeps whole, those detached by a move or an edit, and
-//! intersectors that visit whole drawables), dropped on every edit of the drawable but
-//! one that moves vertices alone, which refits it (`SceneGraph::edit_vertices`,
-//! [`PrimitiveBvh::refit`]). Its tree is four-wide too ([`WideBvh`]), split finest for
-//! drawables the scene instances many times.
+//! intersectors that visit whole drawables), and refitted after every edit of the
+//! drawable ([`PrimitiveBvh::refit`]: at once by `SceneGraph::edit_vertices`, at its next
+//! use otherwise), or rebuilt then when the edit changed the primitive sets. Its tree is
+//! four-wide too ([`WideBvh`]), split finest for drawables the scene instances many
+//! times.
 
 mod aabb4;
 mod ball_culler;
