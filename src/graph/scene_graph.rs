@@ -888,19 +888,20 @@ impl SceneGraph {
     /// [`GraphError::NotAGeometry`] for a drawable of another kind (then nothing is
     /// dropped).
     pub fn geometry_mut(&mut self, id: DrawableId) -> Result<&mut Geometry, GraphError> {
-        let label = self.drawable_label(id);
         let entry = self
             .drawables
             .get_mut(id)
             .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?;
         if entry.drawable.as_geometry_mut().is_none() {
-            return Err(GraphError::NotAGeometry(label));
+            return Err(GraphError::NotAGeometry(self.drawable_label(id)));
         }
         self.drawable_handed_out(id);
+        // A geometry, as just checked (the label is made only for errors: an edit a
+        // frame should not allocate).
         self.drawables[id]
             .drawable
             .as_geometry_mut()
-            .ok_or(GraphError::NotAGeometry(label))
+            .ok_or_else(|| GraphError::NotAGeometry(format!("{:?}", id.data())))
     }
 
     /// Edits a drawable in place with `edit`, then drops its cached bound (and the
@@ -965,15 +966,13 @@ impl SceneGraph {
         id: DrawableId,
         edit: impl FnOnce(&mut Geometry) -> R,
     ) -> Result<R, GraphError> {
-        let label = self.drawable_label(id);
         let entry = self
             .drawables
             .get_mut(id)
             .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?;
-        let geometry = entry
-            .drawable
-            .as_geometry_mut()
-            .ok_or(GraphError::NotAGeometry(label))?;
+        let Some(geometry) = entry.drawable.as_geometry_mut() else {
+            return Err(GraphError::NotAGeometry(self.drawable_label(id)));
+        };
         let out = edit(geometry);
         self.drawable_changed(id, BvhAfterEdit::Stale);
         Ok(out)
@@ -1020,16 +1019,15 @@ impl SceneGraph {
         id: DrawableId,
         edit: impl FnOnce(&mut [Vec3]) -> R,
     ) -> Result<R, GraphError> {
-        let label = self.drawable_label(id);
         let DrawableEntry {
             drawable, accel, ..
         } = self
             .drawables
             .get_mut(id)
             .ok_or_else(|| GraphError::UnknownDrawable(format!("{:?}", id.data())))?;
-        let geometry = drawable
-            .as_geometry_mut()
-            .ok_or(GraphError::NotAGeometry(label))?;
+        let Some(geometry) = drawable.as_geometry_mut() else {
+            return Err(GraphError::NotAGeometry(self.drawable_label(id)));
+        };
         let out = edit(geometry.vertices_mut());
         let refitted = match accel.get_mut() {
             Some(Some(bvh)) => bvh.refit(geometry),
