@@ -487,14 +487,13 @@ impl SceneIndex {
             }
             b
         };
-        let set = if changed.len() * PATH_REFIT_SHARE <= instances.len() {
-            lookup.leaf_paths.refit(&mut self.bvh, changed, leaf_box)
-        } else {
-            self.bvh.refit(leaf_box);
-            (self.bvh.nodes().iter())
-                .map(|n| n.lanes().count_ones() as usize)
-                .sum()
-        };
+        let set = refit_tree(
+            &mut self.bvh,
+            &lookup.leaf_paths,
+            changed,
+            instances.len(),
+            leaf_box,
+        );
         self.refitted_boxes += set as u64;
     }
 
@@ -524,11 +523,13 @@ impl SceneIndex {
                     }
                     b
                 };
-                if positions.len() * PATH_REFIT_SHARE <= detached.len() {
-                    (lookup.detached_paths).refit(&mut self.detached_bvh, &positions, leaf_box);
-                } else {
-                    self.detached_bvh.refit(leaf_box);
-                }
+                refit_tree(
+                    &mut self.detached_bvh,
+                    &lookup.detached_paths,
+                    &positions,
+                    detached.len(),
+                    leaf_box,
+                );
                 lookup.detached_refits += 1;
                 return;
             }
@@ -544,6 +545,27 @@ impl SceneIndex {
             .map(|(position, &k)| (k, position as u32))
             .collect();
         lookup.detached_refits = 0;
+    }
+}
+
+/// Sets the boxes of `tree`, over `items` items whose leaves' boxes `leaf_box` gives,
+/// after the items `changed` (positions in its leaf order) changed: along the paths to
+/// their leaves (`paths`), or every box past one changed item in [`PATH_REFIT_SHARE`].
+/// Returns how many boxes it set.
+fn refit_tree(
+    tree: &mut WideBvh,
+    paths: &LeafPaths,
+    changed: &[u32],
+    items: usize,
+    leaf_box: impl FnMut(std::ops::Range<usize>) -> Aabb,
+) -> usize {
+    if changed.len() * PATH_REFIT_SHARE <= items {
+        paths.refit(tree, changed, leaf_box)
+    } else {
+        tree.refit(leaf_box);
+        (tree.nodes().iter())
+            .map(|n| n.lanes().count_ones() as usize)
+            .sum()
     }
 }
 
