@@ -25,7 +25,7 @@
 //! geometry's primitive sets.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use smallvec::SmallVec;
 
@@ -113,11 +113,14 @@ impl PendingRefits {
         std::mem::take(self.parked_mut())
     }
 
-    /// Parks the BVH of `drawable`, just edited, for a refit at its next use (in place
-    /// of one parked before).
-    pub fn park_bvh(&mut self, drawable: DrawableId, bvh: PrimitiveBvh) {
-        let bvhs = self.bvhs.get_mut().unwrap_or_else(PoisonError::into_inner);
-        bvhs.insert(drawable, bvh);
+    /// Takes the BVH built in `accel`, the slot of `drawable`, just edited, and parks it
+    /// for a refit at its next use (in place of one parked before); nothing when none
+    /// is built.
+    pub fn park_bvh(&mut self, drawable: DrawableId, accel: &mut OnceLock<Option<PrimitiveBvh>>) {
+        if let Some(Some(bvh)) = accel.take() {
+            let bvhs = self.bvhs.get_mut().unwrap_or_else(PoisonError::into_inner);
+            bvhs.insert(drawable, bvh);
+        }
     }
 
     /// Drops the BVH parked for `drawable`, if any (the drawable replaced or removed).

@@ -1068,11 +1068,7 @@ impl SceneGraph {
         entry.bound.take();
         match bvh {
             BvhAfterEdit::Refitted => {}
-            BvhAfterEdit::Stale => {
-                if let Some(Some(built)) = entry.accel.take() {
-                    self.pending.park_bvh(id, built);
-                }
-            }
+            BvhAfterEdit::Stale => self.pending.park_bvh(id, &mut entry.accel),
             BvhAfterEdit::Unusable => {
                 entry.accel.take();
             }
@@ -1102,9 +1098,7 @@ impl SceneGraph {
             return;
         };
         entry.bound.take();
-        if let Some(Some(built)) = entry.accel.take() {
-            self.pending.park_bvh(id, built);
-        }
+        self.pending.park_bvh(id, &mut entry.accel);
         for n in self.nodes_above(id) {
             if let Some(node) = self.nodes.get_mut(n) {
                 node.bound.take();
