@@ -260,29 +260,23 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
                 ),
                 VertexSpec::Raw(r) => (Vec3::from_array(*r), false),
             };
-            let edit = |g: &mut Geometry| {
-                let vertices = g.vertices_mut();
+            let set = |vertices: &mut [Vec3]| {
                 if !vertices.is_empty() {
                     let n = vertices.len();
                     vertices[*vertex as usize % n] = v;
                 }
             };
             match *vertex {
-                0..=127 => edit(scene.geometry_mut(d).expect("a geometry of the scene")),
+                0..=127 => set(scene
+                    .geometry_mut(d)
+                    .expect("a geometry of the scene")
+                    .vertices_mut()),
                 128..=191 => scene
-                    .edit_geometry(d, edit)
+                    .edit_geometry(d, |g| set(g.vertices_mut()))
                     .expect("a geometry of the scene"),
-                _ => {
-                    let n = *vertex as usize;
-                    scene
-                        .edit_vertices(d, |vertices| {
-                            if !vertices.is_empty() {
-                                let count = vertices.len();
-                                vertices[n % count] = v;
-                            }
-                        })
-                        .expect("a geometry of the scene")
-                }
+                _ => scene
+                    .edit_vertices(d, set)
+                    .expect("a geometry of the scene"),
             }
             tame
         }
