@@ -259,15 +259,18 @@ impl PrimitiveBvh {
                 corner(indices[2])?,
             ]))
         };
+        // A primitive's box into its leaf's (`None`: vertex indices that do not read).
         let mut readable = true;
+        let mut grow = |leaf: &mut Aabb, indices: Option<[u32; 3]>| match indices.and_then(corners)
+        {
+            Some(c) => leaf.grow(&c),
+            None => readable = false,
+        };
         match &self.primitives {
             Primitives::Packed(packed) => self.tree.refit(|range| {
                 let mut b = Aabb::EMPTY;
                 for p in &packed[range] {
-                    match corners(p.indices) {
-                        Some(c) => b.grow(&c),
-                        None => readable = false,
-                    }
+                    grow(&mut b, Some(p.indices));
                 }
                 b
             }),
@@ -278,10 +281,7 @@ impl PrimitiveBvh {
                 self.tree.refit(|range| {
                     let mut b = Aabb::EMPTY;
                     for &p in &triangles[range] {
-                        match list.triangle(p).and_then(corners) {
-                            Some(c) => b.grow(&c),
-                            None => readable = false,
-                        }
+                        grow(&mut b, list.triangle(p));
                     }
                     b
                 })
