@@ -297,8 +297,7 @@ impl<'a> Walk<'_, '_, 'a> {
                 let references = [0, 1, 2, 3].map(|lane| node.reference(lane));
                 let (sorted, count) = farthest_first(inner, &keys, &references);
                 // The others on the stack, the nearest of them on top; the nearest next.
-                stack.push_first(&sorted, count - 1);
-                current = packed_reference(sorted[count - 1]);
+                current = packed_reference(stack.push_all_but_last(sorted, count));
                 continue;
             }
             while let Some(packed) = stack.pop() {
