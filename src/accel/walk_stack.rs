@@ -151,8 +151,8 @@ impl<T: Copy + Default> WalkStack<T> {
     /// cost the walk some 80 instructions a query on littlest_tokyo), and the one left
     /// out is read back from its place. (Copied as a block, the sorted entries, just
     /// stored one by one, were read back in halves of two: on an Intel Xeon such a
-    /// load waits for both stores to retire, which `perf` put at 6 % of a nearest
-    /// query's time.)
+    /// load waits for both stores to retire. `perf` put 6 % of a nearest query's
+    /// samples there, though the query was not measurably faster without it.)
     ///
     /// # Panics
     ///

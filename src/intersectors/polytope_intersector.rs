@@ -686,8 +686,8 @@ impl PolytopeFunctor<'_> {
     /// [`triangle`](PrimitiveFunctor::triangle) with the corners borrowed: the world
     /// walk hands them over where it read them. (Passed by value, they were copied on
     /// to the argument in 16-byte pieces from the 8- and 4-byte stores that wrote
-    /// them, which on an Intel Xeon waits for those stores to retire: `perf` put 1.5 %
-    /// of a box query on littlest_tokyo there.)
+    /// them, which on an Intel Xeon waits for those stores to retire: 1.5 % of a box
+    /// query's `perf` samples on littlest_tokyo.)
     pub(super) fn clip_triangle(&mut self, v: &[Vec3; 3], indices: [u32; 3], primitive_index: u32) {
         if !self.mask.contains(PrimitiveMask::TRIANGLES) {
             return;

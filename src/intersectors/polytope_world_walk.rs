@@ -60,7 +60,7 @@ impl Met<'_> {
     ///
     /// (Returned, the corners were stored piece by piece, 8 and 4 bytes a corner, and
     /// copied on in 16-byte pieces, which on an Intel Xeon wait for the stores they
-    /// span to retire: `perf` put 1.5 % of a box query on littlest_tokyo there.)
+    /// span to retire: 1.5 % of a box query's `perf` samples on littlest_tokyo.)
     #[inline(always)]
     fn with_triangle<R>(
         &self,
