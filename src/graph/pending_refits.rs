@@ -75,6 +75,12 @@ impl PendingRefits {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The parked BVHs, also when a thread panicked while holding them (every change
+    /// is a single insertion or removal).
+    fn bvhs_mut(&mut self) -> &mut HashMap<DrawableId, PrimitiveBvh> {
+        self.bvhs.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Parks `index`, just taken from `node`, because `drawable` below it is being
     /// handed out; or, when `index` is `None` (`node` holds none now), notes `drawable`
     /// against the index already parked for `node`, if there is one.
@@ -118,15 +124,13 @@ impl PendingRefits {
     /// is built.
     pub fn park_bvh(&mut self, drawable: DrawableId, accel: &mut OnceLock<Option<PrimitiveBvh>>) {
         if let Some(Some(bvh)) = accel.take() {
-            let bvhs = self.bvhs.get_mut().unwrap_or_else(PoisonError::into_inner);
-            bvhs.insert(drawable, bvh);
+            self.bvhs_mut().insert(drawable, bvh);
         }
     }
 
     /// Drops the BVH parked for `drawable`, if any (the drawable replaced or removed).
     pub fn forget_bvh(&mut self, drawable: DrawableId) {
-        let bvhs = self.bvhs.get_mut().unwrap_or_else(PoisonError::into_inner);
-        bvhs.remove(&drawable);
+        self.bvhs_mut().remove(&drawable);
     }
 
     /// Takes the BVH parked for `drawable`, if any, through a shared borrow.
