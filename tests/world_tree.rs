@@ -462,6 +462,50 @@ fn moved_instances_are_detached_and_still_answer_exactly() {
     assert!(index.instances().iter().filter(|i| i.detached).count() == 1);
 }
 
+/// `rebuild_acceleration` puts the instances that moves, edits and handed-out
+/// drawables detached back into the world tree (the index built afresh), and the
+/// answers stay the plain traversal's.
+#[test]
+fn rebuilding_puts_moved_and_edited_instances_back_in_the_world_tree() {
+    let (mut scene, root, moving, _) = scene();
+    scene.build_acceleration();
+    let placed = scene.scene_index(root).unwrap().world().triangle_count();
+    assert_eq!(placed, 3200 + 1800, "the flat and tilted grids");
+    let flat = drawable_named(&scene, "flat");
+    scene
+        .edit_geometry(flat, |g| {
+            g.vertices_mut().iter_mut().for_each(|v| v.y += 0.5)
+        })
+        .unwrap();
+    let turned = DMat4::from_translation(DVec3::new(0.5, 2.0, -1.0))
+        * DMat4::from_rotation_z(0.3)
+        * DMat4::from_scale(DVec3::new(1.3, 0.7, 1.1));
+    scene.set_matrix(moving, turned).unwrap();
+    assert_eq!(detached_names(&scene, root), ["flat", "tilted"]);
+
+    scene.rebuild_acceleration();
+    let index = scene.scene_index(root).unwrap();
+    assert!(index.detached().is_empty());
+    assert!(index.instances().iter().all(|i| !i.detached));
+    assert_eq!(index.world().triangle_count(), placed, "placed again");
+    assert_eq!(index.refit_count(), 0, "built afresh");
+    assert_all_queries_equal_plain(&scene, root, 0x7eb1, |_| {});
+
+    // A drawable handed out parks the index, whose refit would detach its instances: the
+    // rebuild builds it afresh instead.
+    scene
+        .geometry_mut(flat)
+        .unwrap()
+        .vertices_mut()
+        .iter_mut()
+        .for_each(|v| v.y -= 0.25);
+    scene.rebuild_acceleration();
+    let index = scene.scene_index(root).unwrap();
+    assert!(index.detached().is_empty());
+    assert_eq!(index.world().triangle_count(), placed);
+    assert_all_queries_equal_plain(&scene, root, 0x7eb2, |_| {});
+}
+
 /// Drawables edited in place (`edit_geometry`, `edit_vertices`) or replaced keep the
 /// scene index: their instances are detached, as moved ones are, and every query still
 /// answers as the plain traversal, whatever the edit did to the primitives;
