@@ -63,7 +63,10 @@ enum EditSpec {
     /// Drop one primitive set of a geometry (`set` modulo their number; through
     /// `edit_geometry` when `set` is 128 or more, as for `Vertex`).
     DropSet { geometry: u8, set: u8 },
-    /// Remove a node from the graph (never the root); later edits naming it are refused.
+    /// Remove a node from the graph; later edits naming it are refused. The root is
+    /// never removed: naming it rebuilds the acceleration structures instead
+    /// (`rebuild_acceleration`, which puts the instances earlier edits detached back
+    /// into the world tree). (No variant of its own, as for `Vertex`.)
     Remove { node: u8 },
     /// Turn a Switch's child on or off (refused unless a Switch with that child).
     Toggle { switch: u8, child: u8, on: bool },
@@ -338,7 +341,9 @@ fn apply_edit(built: &mut BuiltScene, edit: &EditSpec) -> bool {
         }
         EditSpec::Remove { node } => {
             let id = pick(&built.nodes, *node);
-            if id != built.root {
+            if id == built.root {
+                scene.rebuild_acceleration();
+            } else {
                 let _ = scene.remove_node(id);
             }
             true
