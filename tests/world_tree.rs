@@ -462,6 +462,69 @@ fn moved_instances_are_detached_and_still_answer_exactly() {
     assert!(index.instances().iter().filter(|i| i.detached).count() == 1);
 }
 
+/// An edit whose triangles all stay inside their leaves' boxes in the world tree keeps
+/// the drawable there (its records packed anew), through every way of editing; one that
+/// moves a triangle out of its leaf detaches it as before. The answers stay the plain
+/// traversal's throughout.
+#[test]
+fn edits_that_stay_in_their_leaves_keep_the_drawable_in_the_world_tree() {
+    let (mut scene, root, _, _) = scene();
+    scene.build_acceleration();
+    let flat = drawable_named(&scene, "flat");
+    let tilted = drawable_named(&scene, "tilted");
+    // The flat grid's vertices alternate between heights 0 and 0.25: every leaf's box
+    // spans both, so swapping the two heights keeps every triangle in its leaf's box
+    // while moving every vertex.
+    let swap = |v: &mut Vec3| v.y = 0.25 - v.y;
+    scene
+        .edit_geometry(flat, |g| g.vertices_mut().iter_mut().for_each(swap))
+        .unwrap();
+    assert!(detached_names(&scene, root).is_empty(), "swapped in place");
+    assert_all_queries_equal_plain(&scene, root, 0x5ea1, |_| {});
+    scene
+        .edit_vertices(flat, |vertices| vertices.iter_mut().for_each(swap))
+        .unwrap();
+    scene
+        .edit_vertices(tilted, |vertices| vertices[40].y = 0.25 - vertices[40].y)
+        .unwrap();
+    assert!(detached_names(&scene, root).is_empty());
+    assert_all_queries_equal_plain(&scene, root, 0x5ea2, |_| {});
+    // Handed out: the parked index is refitted at its next use, the same way.
+    scene
+        .geometry_mut(flat)
+        .unwrap()
+        .vertices_mut()
+        .iter_mut()
+        .for_each(swap);
+    assert!(detached_names(&scene, root).is_empty());
+    assert_all_queries_equal_plain(&scene, root, 0x5ea3, |_| {});
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!(index.refit_count(), 4);
+    assert_eq!(index.world().triangle_count(), 3200 + 1800);
+    // Edited more than eight times, a mesh is taken for an animated one and detached
+    // (the tilted grid has had one edit: seven more keep it, the ninth detaches it).
+    for edit in 2..=9 {
+        scene
+            .edit_vertices(tilted, |vertices| vertices[40].y = 0.25 - vertices[40].y)
+            .unwrap();
+        let expected: &[&str] = if edit <= 8 { &[] } else { &["tilted"] };
+        assert_eq!(detached_names(&scene, root), expected, "edit {edit}");
+    }
+    assert_all_queries_equal_plain(&scene, root, 0x5ea4, |_| {});
+    // One vertex lifted a unit above the grid: its triangles leave their leaves.
+    scene
+        .edit_vertices(flat, |vertices| vertices[100].y += 1.0)
+        .unwrap();
+    assert_eq!(detached_names(&scene, root), ["flat", "tilted"]);
+    assert_all_queries_equal_plain(&scene, root, 0x5ea5, |_| {});
+    // Detached, it stays so (visited whole) even when put back.
+    scene
+        .edit_vertices(flat, |vertices| vertices[100].y -= 1.0)
+        .unwrap();
+    assert_eq!(detached_names(&scene, root), ["flat", "tilted"]);
+    assert_all_queries_equal_plain(&scene, root, 0x5ea6, |_| {});
+}
+
 /// `rebuild_acceleration` puts the instances that moves, edits and handed-out
 /// drawables detached back into the world tree (the index built afresh), and the
 /// answers stay the plain traversal's.

@@ -27,12 +27,22 @@
 //! `f64` test on the drawable's own vertices in the instance's frame, as the plain
 //! traversal does. The answers are therefore the plain traversal's, bit for bit.
 
+use std::ops::Range;
+
 use glam::{DVec3, Vec4};
 
 use super::binned_sah::{build_binary, build_threads, BinaryBuild, ItemBox, LeafRule};
 use super::lane_stack::LaneStack;
 use super::leaf_triangles::{LeafTriangle, Quantizer};
 use super::{Aabb, Aabb4, WalkStack, WorldFrame};
+
+/// Where a leaf record is: its position among the records and its leaf (node index
+/// times four plus lane), for packing it anew ([`WorldBvh::repack`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RecordPlace {
+    at: u32,
+    leaf: u32,
+}
 
 /// Triangles per leaf at most.
 pub const LEAF_TRIANGLES: usize = 8;
@@ -305,6 +315,73 @@ impl WorldBvh {
     /// True when it holds nothing.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
+    }
+
+    /// Where the records of the triangles `ids` are: one scan of every leaf (for
+    /// [`repack`](Self::repack), which a scene index calls at every edit of a drawable
+    /// it keeps in the tree, with the places it found at the first).
+    pub(crate) fn places_of(&self, ids: Range<u32>) -> Vec<RecordPlace> {
+        let mut places = Vec::with_capacity(ids.len());
+        for (node, n) in self.nodes.iter().zip(0u32..) {
+            for lane in 0..4u32 {
+                let WorldChild::Triangles { first, count } = node.child(lane as usize) else {
+                    continue;
+                };
+                for at in first..first + count {
+                    if ids.contains(&self.triangles[at as usize].id) {
+                        places.push(RecordPlace {
+                            at,
+                            leaf: n << 2 | lane,
+                        });
+                    }
+                }
+            }
+        }
+        places
+    }
+
+    /// Packs the records at `places` ([`places_of`](Self::places_of)) anew, for corners
+    /// that moved without leaving their leaves: `moved(id)` gives a triangle's corners
+    /// (in the tree's frame) and its box as the build pads it, `None` when it has none
+    /// now. When every triangle's new box lies in its leaf's box, every record is packed
+    /// anew in its leaf's grid and the boxes above stay as they are (they hold the
+    /// leaves' boxes, which hold the new ones); otherwise nothing changes and the answer
+    /// is false.
+    pub(crate) fn repack(
+        &mut self,
+        places: &[RecordPlace],
+        moved: impl Fn(u32) -> Option<([DVec3; 3], Aabb)>,
+    ) -> bool {
+        let mut packed: Vec<LeafTriangle> = Vec::with_capacity(places.len());
+        // The places of one leaf come together: its box and grid are made once.
+        let mut current: Option<(u32, Aabb, Quantizer)> = None;
+        for place in places {
+            let (leaf, grid) = match current {
+                Some((at, leaf, grid)) if at == place.leaf => (leaf, grid),
+                _ => {
+                    let Some(node) = self.nodes.get((place.leaf >> 2) as usize) else {
+                        return false;
+                    };
+                    let leaf = node.boxes.get((place.leaf & 3) as usize);
+                    let grid = Quantizer::new(leaf.min, leaf.max);
+                    current = Some((place.leaf, leaf, grid));
+                    (leaf, grid)
+                }
+            };
+            let id = self.triangles[place.at as usize].id;
+            let Some((corners, bound)) = moved(id) else {
+                return false;
+            };
+            // (False for a NaN corner.)
+            if !(bound.min.cmpge(leaf.min).all() && bound.max.cmple(leaf.max).all()) {
+                return false;
+            }
+            packed.push(grid.pack(id, corners));
+        }
+        for (place, record) in places.iter().zip(packed) {
+            self.triangles[place.at as usize] = record;
+        }
+        true
     }
 
     /// Bytes used by the nodes and leaf records.

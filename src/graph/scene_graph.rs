@@ -411,15 +411,17 @@ impl SceneGraph {
     /// Rebuilds the scene indices that moves and edits have detached instances from,
     /// then does what [`build_acceleration`](Self::build_acceleration) does.
     ///
-    /// A moved transform or an edited drawable keeps the index: its instances are
-    /// detached from the world tree and visited whole through their own trees from then
-    /// on (see [`SceneIndex`]), which is right for things that keep moving, but slower
-    /// for a scene that has settled: after one edit of littlest_tokyo's biggest mesh
-    /// (41 000 of its 142 000 triangles) that changed nothing, segments through the
-    /// scene took 1.7–2.2 times as long, nearest and all hits alike, and 2.2–3.4 times
-    /// as long after the same edit of zdm2's one mesh. This brings such instances back
-    /// into the world tree, at the cost of a build of each index that has any (50 ms for
-    /// littlest_tokyo, 20 ms for zdm2, on one core): for after edits, not for every
+    /// A moved transform keeps the index, and so does an edited drawable: the moved
+    /// instances, and the edited ones whose triangles left their leaves in the world
+    /// tree (or that were edited more than eight times), are detached from the world tree
+    /// and visited whole through their own trees from then on (see [`SceneIndex`]).
+    /// That is right for things that keep moving, but slower for a scene that has
+    /// settled: after littlest_tokyo's biggest mesh (41 000 of its 142 000 triangles)
+    /// was lifted by a thousandth of the scene's size, segments through the scene took
+    /// 1.8–1.9 times as long, nearest and all hits, and 2.3–3.3 times as long after the
+    /// same edit of zdm2's one mesh. This brings such instances back into the world
+    /// tree, at the cost of a build of each index that has any (50–60 ms for
+    /// littlest_tokyo, 20–25 ms for zdm2, on one core): for after edits, not for every
     /// frame. Indices without detached instances are kept as they are.
     ///
     /// ```
