@@ -446,12 +446,13 @@ impl SceneIndex {
 
     /// After `drawable` was edited in place or replaced (its primitives, its bound, even
     /// its kind may have changed): packs its instances' records in the world tree anew
-    /// where every triangle still lies in its leaf's box (for at most
-    /// [`MAX_KEEPING_EDITS`] edits of an instance), and detaches the other instances
-    /// from the world tree, whose record of their triangles is stale (they are visited
-    /// whole from then on, through the drawable as it is now); gives them all the world
-    /// box of its new bound, and refits the trees as [`refit_under`](Self::refit_under)
-    /// does. Its instances are found among all at its first edit and remembered.
+    /// where every triangle still lies in its leaf's box (for at most eight edits of an
+    /// instance: a mesh edited more often is taken for an animated one), and detaches
+    /// the other instances from the world tree, whose record of their triangles is stale
+    /// (they are visited whole from then on, through the drawable as it is now); gives
+    /// them all the world box of its new bound, and refits the trees as
+    /// [`refit_under`](Self::refit_under) does. Its instances are found among all at its
+    /// first edit and remembered.
     pub fn refit_drawable(&mut self, scene: &SceneGraph, drawable: DrawableId) {
         let mut lookup = self.take_edit_lookup();
         let changed = lookup
