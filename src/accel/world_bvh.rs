@@ -700,6 +700,49 @@ mod tests {
     }
 
     #[test]
+    fn records_are_packed_anew_only_when_every_triangle_stays_in_its_leaf() {
+        let (boxes, list, corners) = items(250);
+        let mut bvh = WorldBvh::build(&boxes, &list, |k| corners[k]).unwrap();
+        let ids = 40..60u32;
+        let places = bvh.places_of(ids.clone());
+        // Items 49 and 59 are whole: they have no record.
+        assert_eq!(places.len(), 18);
+        let before = bvh.triangles().to_vec();
+        // Each triangle turned inside its own box.
+        let turned = |id: u32| {
+            let p = DVec3::splat(f64::from(id));
+            let c = [p + DVec3::new(1.0, 1.0, 0.0), p + DVec3::X, p];
+            Some((c, boxes[id as usize]))
+        };
+        assert!(bvh.repack(&places, turned));
+        for place in &places {
+            let leaf = bvh.nodes[(place.leaf >> 2) as usize]
+                .boxes
+                .get((place.leaf & 3) as usize);
+            let id = before[place.at as usize].id;
+            let (c, _) = turned(id).unwrap();
+            let expected = LeafTriangle::new(id, c, leaf.min, leaf.max);
+            assert_eq!(bvh.triangles()[place.at as usize], expected);
+            assert_ne!(expected, before[place.at as usize]);
+        }
+        let untouched = |a: &[LeafTriangle], b: &[LeafTriangle]| {
+            (a.iter().zip(b)).all(|(a, b)| ids.contains(&a.id) || a == b)
+        };
+        assert!(untouched(&before, bvh.triangles()));
+        // One triangle out of its leaf, or without corners: nothing changes.
+        let packed = bvh.triangles().to_vec();
+        let far = Aabb {
+            min: glam::Vec3::splat(500.0),
+            max: glam::Vec3::splat(501.0),
+        };
+        let one_out = |id: u32| turned(id).map(|(c, b)| (c, if id == 50 { far } else { b }));
+        assert!(!bvh.repack(&places, one_out));
+        let one_gone = |id: u32| turned(id).filter(|_| id != 55);
+        assert!(!bvh.repack(&places, one_gone));
+        assert_eq!(bvh.triangles(), &packed[..]);
+    }
+
+    #[test]
     fn every_item_is_reached_once_in_a_box_holding_it() {
         for n in [0, 1, 3, 4, 5, 9, 10, 11, 250] {
             let (boxes, list, corners) = items(n);
