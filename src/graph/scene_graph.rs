@@ -452,8 +452,9 @@ impl SceneGraph {
                 node.index = OnceLock::new();
             }
         }
-        // An index parked by a handed-out drawable would detach that drawable's
-        // instances when refitted: built afresh instead, at its next use.
+        // An index parked by a handed-out drawable may detach that drawable's instances
+        // when refitted (unless its triangles stayed in their leaves): built afresh
+        // instead, at its next use.
         drop(self.pending.take_all());
         self.build_acceleration();
     }
