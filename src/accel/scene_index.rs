@@ -43,7 +43,7 @@
 
 use std::collections::HashMap;
 
-use glam::{DMat4, DVec3};
+use glam::{DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
 use super::binned_sah::ItemBox;
@@ -486,6 +486,16 @@ impl SceneIndex {
     /// The first such edit finds the records in one scan of every leaf (0.7 ms for
     /// littlest_tokyo's 142 000) and keeps their places for the next ones.
     fn repack(&mut self, scene: &SceneGraph, lookup: &mut EditLookup, k: u32) -> bool {
+        let repacked = self.try_repack(scene, lookup, k);
+        if !repacked {
+            // Detached for good (until the index is built again).
+            lookup.kept.remove(&k);
+        }
+        repacked
+    }
+
+    /// [`repack`](Self::repack) but for forgetting the places of an instance it detaches.
+    fn try_repack(&mut self, scene: &SceneGraph, lookup: &mut EditLookup, k: u32) -> bool {
         let instance = &self.instances[k as usize];
         let Placement::Triangles { first_id } = instance.placement else {
             return false;
@@ -504,7 +514,6 @@ impl SceneIndex {
         let Some(list) = list.filter(|_| {
             geometry.primitive_count() == owned as usize && geometry.non_finite_vertex_count() == 0
         }) else {
-            lookup.kept.remove(&k);
             return false;
         };
         let world = &mut self.world;
@@ -516,28 +525,20 @@ impl SceneIndex {
         // Every triangle recorded (the build leaves out those reading a vertex that was
         // not finite then).
         if kept.edits > MAX_KEEPING_EDITS || kept.places.len() != owned as usize {
-            lookup.kept.remove(&k);
             return false;
         }
         // Each vertex moved to the world once, as the build moves them.
         let m = instance.local_to_world;
-        let placed: Vec<DVec3> = (geometry.vertices().iter())
-            .map(|v| m.transform_point3(v.as_dvec3()))
-            .collect();
+        let placed: Vec<DVec3> = placed_vertices(&m, geometry.vertices()).collect();
         let frame = *world.frame();
         let moved = |id: u32| {
             let corner = |i: u32| placed.get(i as usize).copied();
             let t = list.triangle(id - first_id)?;
             let [a, b, c] = [corner(t[0])?, corner(t[1])?, corner(t[2])?];
-            let bound = padded_outward(a.min(b).min(c), a.max(b).max(c), frame.origin());
+            let bound = placed_triangle_box([a, b, c], frame.origin());
             Some(([a, b, c].map(|p| frame.point(p)), bound))
         };
-        let repacked = world.repack(&kept.places, moved);
-        if !repacked {
-            // Detached for good (until the index is built again).
-            lookup.kept.remove(&k);
-        }
-        repacked
+        world.repack(&kept.places, moved)
     }
 
     /// Gives instance `k` the world box of its drawable's bound under its frame (empty
@@ -758,7 +759,7 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                 let base = world.len() as u32;
                 let m = instance.local_to_world;
                 let local = g.vertices();
-                world.extend(local.iter().map(|v| m.transform_point3(v.as_dvec3())));
+                world.extend(placed_vertices(&m, local));
                 let placed = &world[base as usize..];
                 // The triangles the decomposition emits: those reading finite vertices.
                 list.for_each(g.primitive_count() as u32, |p, t| {
@@ -767,7 +768,7 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                         return;
                     }
                     let [a, b, c] = t.map(|i| placed[i as usize]);
-                    let bound = padded_outward(a.min(b).min(c), a.max(b).max(c), origin);
+                    let bound = placed_triangle_box([a, b, c], origin);
                     boxes.push(ItemBox::new(&bound));
                     items.push(WorldItem::Triangle(next_id + p));
                     corners.push(t.map(|i| base + i));
@@ -806,6 +807,25 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
             (world, vec![0; instances.len() + 1])
         }
     }
+}
+
+/// The world positions of an instance's vertices, as the world tree's build places
+/// them and an edit that keeps them there packs them again
+/// ([`SceneIndex::refit_drawable`]): the two must agree for the filters to hold.
+fn placed_vertices<'v>(
+    local_to_world: &'v DMat4,
+    vertices: &'v [Vec3],
+) -> impl Iterator<Item = DVec3> + 'v {
+    vertices
+        .iter()
+        .map(|v| local_to_world.transform_point3(v.as_dvec3()))
+}
+
+/// The box of a placed triangle with these world corners, measured from `origin`, as
+/// the world tree's build takes it and an edit that keeps it there checks it
+/// ([`padded_outward`]).
+fn placed_triangle_box([a, b, c]: [DVec3; 3], origin: DVec3) -> Aabb {
+    padded_outward(a.min(b).min(c), a.max(b).max(c), origin)
 }
 
 /// Whether a geometry's triangles may be placed in world space under `local_to_world`
