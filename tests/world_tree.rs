@@ -589,17 +589,20 @@ fn edited_and_replaced_drawables_are_detached_and_still_answer_exactly() {
         .unwrap();
     assert_all_queries_equal_plain(&scene, root, 0xed17, |_| {});
     assert_eq!(detached_names(&scene, root), ["flat"]);
-    // The shared mesh, its primitive set dropped (nothing left to hit): both instances.
+    // The shared mesh (a whole item), its primitive set dropped: nothing left to hit,
+    // and its vertices, so its box, where they were: both instances stay in place.
     let small = drawable_named(&scene, "small");
     scene
         .edit_geometry(small, |g| g.remove_primitive_set(0).is_some())
         .unwrap();
     assert_all_queries_equal_plain(&scene, root, 0xed18, |_| {});
-    assert_eq!(detached_names(&scene, root), ["flat", "small", "small"]);
-    // The quads (a whole item) replaced by a bigger grid, then the flat grid edited again.
+    assert_eq!(detached_names(&scene, root), ["flat"]);
+    // The quads (a whole item) replaced by a bigger grid, out of their box, then the
+    // flat grid edited again.
     let quads = drawable_named(&scene, "quads");
     let old = scene.replace_drawable(quads, grid(12, 14.0)).unwrap();
     assert!(old.as_geometry().is_some_and(|g| g.primitive_count() > 0));
+    assert_eq!(detached_names(&scene, root), ["flat", "quads"]);
     scene
         .edit_geometry(flat, |g| g.vertices_mut()[0].y = 9.0)
         .unwrap();
@@ -703,7 +706,8 @@ fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
     );
     assert_eq!(detached_names(&scene, root), ["flat"]);
     // Two drawables handed out before the next query, one through `drawable_mut`: the
-    // index is refitted for both.
+    // index is refitted for both. The quads (a whole item) lose their primitives but
+    // not their box, and stay in place; the shared mesh moves out of its box.
     let quads = drawable_named(&scene, "quads");
     let removed = (scene.drawable_mut(quads).unwrap().as_geometry_mut())
         .and_then(|g| g.remove_primitive_set(0));
@@ -714,10 +718,7 @@ fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
     }
     assert_all_queries_equal_plain(&scene, root, 0x6d02, |_| {});
     assert_eq!(refits(&scene), 3);
-    assert_eq!(
-        detached_names(&scene, root),
-        ["flat", "quads", "small", "small"]
-    );
+    assert_eq!(detached_names(&scene, root), ["flat", "small", "small"]);
     // Handed out, then a transform moved before any query: the move refits the parked
     // index for the edit first, then for itself.
     let tilted = drawable_named(&scene, "tilted");
@@ -835,6 +836,97 @@ fn edited_geometries_keep_their_tree_refitted_unless_their_primitives_changed() 
     scene.geometry_mut(tilted).unwrap().vertices_mut()[31 * 15 + 15].y = f32::NAN;
     assert_eq!(stored_order(&scene, tilted).len(), 1800 - 6);
     assert_all_queries_equal_plain(&scene, root, 0xb704, |_| {});
+}
+
+/// Drawables the world tree keeps whole (a mesh shared by two instances, quad strips)
+/// stay there when an edit leaves them inside the box the tree holds for them, near the
+/// world origin and in a georeferenced scene (a tree measured from the scene's centre);
+/// out of it, they are detached. Every query answers as the plain traversal's.
+#[test]
+fn whole_items_edited_inside_their_boxes_stay_in_the_world_tree() {
+    for origin in [DVec3::ZERO, DVec3::new(4.0e6, 12.5, -3.0e6)] {
+        let (mut scene, inner, _, _) = scene();
+        let root = scene
+            .add_transform("georeference", DMat4::from_translation(origin))
+            .unwrap();
+        scene.add_child(root, inner).unwrap();
+        scene.build_acceleration();
+        let check = |scene: &SceneGraph, seed: u64| {
+            assert_all_queries_equal_plain_around(scene, root, seed, origin, |_| {});
+        };
+        let (small, quads) = (
+            drawable_named(&scene, "small"),
+            drawable_named(&scene, "quads"),
+        );
+        // Shrunk towards the middle, flattened, the order of the triangles' corners
+        // turned: inside the old boxes.
+        scene
+            .edit_geometry(small, |g| {
+                g.vertices_mut().iter_mut().for_each(|v| *v *= 0.5);
+            })
+            .unwrap();
+        scene
+            .edit_vertices(quads, |vertices| {
+                vertices.iter_mut().for_each(|v| v.z *= 0.25);
+                vertices.reverse();
+            })
+            .unwrap();
+        assert!(detached_names(&scene, root).is_empty(), "at {origin}");
+        check(&scene, 0x3e01);
+        // Back to where they were, and edited many times over (no limit on the edits:
+        // nothing is packed): still in place.
+        for _ in 0..12 {
+            scene
+                .edit_vertices(small, |vertices| {
+                    vertices.iter_mut().for_each(|v| *v *= 2.0)
+                })
+                .unwrap();
+            scene
+                .edit_vertices(small, |vertices| {
+                    vertices.iter_mut().for_each(|v| *v *= 0.5)
+                })
+                .unwrap();
+        }
+        scene
+            .edit_vertices(small, |vertices| {
+                vertices.iter_mut().for_each(|v| *v *= 2.0)
+            })
+            .unwrap();
+        assert!(detached_names(&scene, root).is_empty(), "at {origin}");
+        check(&scene, 0x3e02);
+        // Past the box (a hundredth of a unit near the origin; two units 5·10^6 away,
+        // where world boxes are `f32`, good to half a unit): both instances of the
+        // shared mesh leave.
+        let past = if origin == DVec3::ZERO { 0.01 } else { 2.0 };
+        scene
+            .edit_vertices(small, |vertices| vertices[0].x -= past)
+            .unwrap();
+        assert_eq!(
+            detached_names(&scene, root),
+            ["small", "small"],
+            "at {origin}"
+        );
+        check(&scene, 0x3e03);
+        // Its first corner lifted 3 units: a segment through the lifted part only, 2
+        // units above the box the tree held, hits it (the plain traversal's hits).
+        scene
+            .edit_vertices(small, |vertices| vertices[0].y += 3.0)
+            .unwrap();
+        let (a, b) = (
+            origin + DVec3::new(-2.0, 5.0, 2.05),
+            origin + DVec3::new(8.0, 5.0, 2.05),
+        );
+        let hits = assert_equal_plain("through the lifted corner", |accelerated, limit| {
+            let mut i = LineSegmentIntersector::new(a, b).unwrap().with_limit(limit);
+            let mut visitor = IntersectionVisitor::new();
+            visitor.set_use_acceleration(accelerated);
+            run(&mut visitor, &scene, root, &mut i);
+            i.take_intersections()
+        });
+        assert_eq!(hits, 1, "at {origin}");
+        let index = scene.scene_index(root).unwrap();
+        assert_eq!(index.refit_count(), 29, "the same index throughout");
+    }
 }
 
 #[test]

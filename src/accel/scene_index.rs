@@ -38,8 +38,10 @@
 //! still lies in its leaf's box in the world tree: then the leaf records are packed
 //! anew from the edited vertices and the instance stays (a vertex nudged, an edit that
 //! changed nothing), for its first eight edits; a mesh edited more often is taken for
-//! an animated one and detached. `SceneGraph::rebuild_acceleration` puts detached
-//! instances back.
+//! an animated one and detached. A whole item stays in place, for any number of edits,
+//! while its drawable's world box stays inside the box the world tree holds for it
+//! (the walks visit it through the drawable as it is). `SceneGraph::rebuild_acceleration`
+//! puts detached instances back.
 
 use std::collections::HashMap;
 
@@ -230,6 +232,9 @@ struct EditLookup {
     /// Per edited instance kept in the world tree: where its triangles' records are,
     /// and how many edits have kept it there.
     kept: HashMap<u32, Kept>,
+    /// Per whole item of the world tree, its box there (found in one scan at the first
+    /// edit of a drawable with instances kept whole).
+    whole_boxes: Option<HashMap<u32, Aabb>>,
 }
 
 /// An edited instance kept in the world tree ([`SceneIndex::refit_drawable`]).
@@ -353,6 +358,9 @@ impl SceneIndex {
                     + (m.kept.values())
                         .map(|p| p.places.capacity() * std::mem::size_of::<RecordPlace>())
                         .sum::<usize>()
+                    + m.whole_boxes.as_ref().map_or(0, |b| {
+                        b.capacity() * (std::mem::size_of::<u32>() + std::mem::size_of::<Aabb>())
+                    })
             })
     }
 
@@ -447,7 +455,9 @@ impl SceneIndex {
     /// After `drawable` was edited in place or replaced (its primitives, its bound, even
     /// its kind may have changed): packs its instances' records in the world tree anew
     /// where every triangle still lies in its leaf's box (for at most eight edits of an
-    /// instance: a mesh edited more often is taken for an animated one), and detaches
+    /// instance: a mesh edited more often is taken for an animated one), keeps its
+    /// instances that are whole items where their new world boxes lie in the boxes the
+    /// tree holds for them, and detaches
     /// the other instances from the world tree, whose record of their triangles is stale
     /// (they are visited whole from then on, through the drawable as it is now); gives
     /// them all the world box of its new bound, and refits the trees as
@@ -461,7 +471,9 @@ impl SceneIndex {
             .to_vec();
         let mut newly_detached = false;
         for &k in &changed {
-            if self.repack(scene, &mut lookup, k) {
+            if self.repack(scene, &mut lookup, k)
+                || self.stays_whole_in_place(scene, &mut lookup, k)
+            {
                 self.set_world_box(scene, k);
             } else {
                 newly_detached |= self.detach(scene, k);
@@ -469,6 +481,33 @@ impl SceneIndex {
         }
         self.refit_changed(&mut lookup, &changed, newly_detached);
         self.edit_lookup = Some(lookup);
+    }
+
+    /// Whether instance `k`, a whole item of the world tree (a shared mesh, a mesh that
+    /// is not a triangle list, a drawable of another kind), may stay there after its
+    /// drawable was edited: when its new world box lies in the box the world tree holds
+    /// for it. The walks visit a whole item through its drawable as it is now, and they
+    /// only need every point of it inside that box (for a cull, a segment's entry
+    /// parameter, or a polytope's planes the box is inside), as at the build.
+    fn stays_whole_in_place(&self, scene: &SceneGraph, lookup: &mut EditLookup, k: u32) -> bool {
+        let instance = &self.instances[k as usize];
+        if instance.placement != Placement::Whole || instance.detached || !instance.active {
+            return false;
+        }
+        let world = &self.world;
+        let boxes = lookup
+            .whole_boxes
+            .get_or_insert_with(|| world.whole_item_boxes());
+        let Some(held) = boxes.get(&k) else {
+            return false;
+        };
+        let now = self.new_world_box(scene, k);
+        if now.min.cmpgt(now.max).any() {
+            // Nothing left to hit.
+            return true;
+        }
+        let now = whole_item_box(&now, world.frame().origin());
+        held.min.cmple(now.min).all() && now.max.cmple(held.max).all()
     }
 
     /// Keeps instance `k` in the world tree after its drawable was edited, when it is
@@ -544,12 +583,17 @@ impl SceneIndex {
     /// Gives instance `k` the world box of its drawable's bound under its frame (empty
     /// under a singular one).
     fn set_world_box(&mut self, scene: &SceneGraph, k: u32) {
-        let instance = &mut self.instances[k as usize];
-        let bound = scene.drawable_bound(instance.drawable);
-        instance.world_box = match bound {
+        self.instances[k as usize].world_box = self.new_world_box(scene, k);
+    }
+
+    /// The world box of instance `k`'s drawable's bound under its frame (empty under a
+    /// singular one).
+    fn new_world_box(&self, scene: &SceneGraph, k: u32) -> Aabb {
+        let instance = &self.instances[k as usize];
+        match scene.drawable_bound(instance.drawable) {
             Some(b) if instance.active && !b.is_empty() => world_box(&b, &instance.local_to_world),
             _ => Aabb::EMPTY,
-        };
+        }
     }
 
     /// The lookups for edits, made at the first one.
@@ -562,6 +606,7 @@ impl SceneIndex {
                 detached_at: HashMap::new(),
                 detached_refits: 0,
                 kept: HashMap::new(),
+                whole_boxes: None,
             })
         })
     }
@@ -777,12 +822,7 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                 next_id += g.primitive_count() as u32;
             }
             (Placement::Whole, _) => {
-                boxes.push(ItemBox::new(&if origin == DVec3::ZERO {
-                    instance.world_box
-                } else {
-                    let (min, max) = instance.world_box.as_dvec3();
-                    padded_outward(min, max, origin)
-                }));
+                boxes.push(ItemBox::new(&whole_item_box(&instance.world_box, origin)));
                 items.push(WorldItem::Whole(k as u32));
                 corners.push([0; 3]);
             }
@@ -819,6 +859,17 @@ fn placed_vertices<'v>(
     vertices
         .iter()
         .map(|v| local_to_world.transform_point3(v.as_dvec3()))
+}
+
+/// The box of a whole item with this world box in a world tree measured from
+/// `origin`, as the build takes it and an edit that keeps the item there checks it.
+fn whole_item_box(world_box: &Aabb, origin: DVec3) -> Aabb {
+    if origin == DVec3::ZERO {
+        *world_box
+    } else {
+        let (min, max) = world_box.as_dvec3();
+        padded_outward(min, max, origin)
+    }
 }
 
 /// The box of a placed triangle with these world corners, measured from `origin`, as

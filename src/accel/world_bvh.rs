@@ -27,6 +27,7 @@
 //! `f64` test on the drawable's own vertices in the instance's frame, as the plain
 //! traversal does. The answers are therefore the plain traversal's, bit for bit.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use glam::{DVec3, Vec4};
@@ -338,6 +339,21 @@ impl WorldBvh {
             }
         }
         places
+    }
+
+    /// The box of every whole item (by its instance), as its leaf holds it: one scan of
+    /// every node (for [`SceneIndex::refit_drawable`](super::SceneIndex::refit_drawable),
+    /// which keeps an edited whole item in place while it stays in that box).
+    pub(crate) fn whole_item_boxes(&self) -> HashMap<u32, Aabb> {
+        let mut boxes = HashMap::with_capacity(self.whole_items);
+        for node in &self.nodes {
+            for lane in 0..4 {
+                if let WorldChild::Whole(k) = node.child(lane) {
+                    boxes.insert(k, node.boxes.get(lane));
+                }
+            }
+        }
+        boxes
     }
 
     /// Packs the records at `places` ([`places_of`](Self::places_of)) anew, for corners
@@ -740,6 +756,21 @@ mod tests {
         let one_gone = |id: u32| turned(id).filter(|_| id != 55);
         assert!(!bvh.repack(&places, one_gone));
         assert_eq!(bvh.triangles(), &packed[..]);
+    }
+
+    #[test]
+    fn whole_items_are_found_with_their_own_boxes() {
+        let (boxes, list, corners) = items(250);
+        let bvh = WorldBvh::build(&boxes, &list, |k| corners[k]).unwrap();
+        let found = bvh.whole_item_boxes();
+        // Items 9, 19, ..., 249, each in a leaf of its own: its box is its item's.
+        let mut keys: Vec<u32> = found.keys().copied().collect();
+        keys.sort_unstable();
+        assert_eq!(keys, (0..25).map(|k| 10 * k + 9).collect::<Vec<u32>>());
+        for (k, b) in &found {
+            assert_eq!(*b, boxes[*k as usize], "item {k}");
+        }
+        assert!(WorldBvh::default().whole_item_boxes().is_empty());
     }
 
     #[test]
