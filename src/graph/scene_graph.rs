@@ -413,7 +413,8 @@ impl SceneGraph {
     ///
     /// A moved transform keeps the index, and so does an edited drawable: the moved
     /// instances, and the edited ones whose triangles left their leaves in the world
-    /// tree (or that were edited more than eight times), are detached from the world tree
+    /// tree (or that were edited more than eight times) or, for drawables the tree keeps
+    /// whole, whose box left the one it holds for them, are detached from the world tree
     /// and visited whole through their own trees from then on (see [`SceneIndex`]).
     /// That is right for things that keep moving, but slower for a scene that has
     /// settled: after littlest_tokyo's biggest mesh (41 000 of its 142 000 triangles)
@@ -957,11 +958,12 @@ impl SceneGraph {
 
     /// Edits a drawable in place with `edit`, then drops its cached bound (and the
     /// bounds above it) and refits every scene index holding it rather than dropping it:
-    /// its instances leave the indices' world trees and are visited whole, through the
-    /// drawable as `edit` left it, with the world boxes of its new bound (as a moved
-    /// transform's instances are: [`SceneIndex::refit_drawable`]). Its BVH is refitted
-    /// at its next use ([`PrimitiveBvh::refit`]), or rebuilt then if `edit` added or
-    /// removed primitive sets. Returns what `edit` returns.
+    /// its instances stay in the indices' world trees where the edit left them inside
+    /// what the trees hold for them, and otherwise leave them and are visited whole,
+    /// through the drawable as `edit` left it, with the world boxes of its new bound (as
+    /// a moved transform's instances are: [`SceneIndex::refit_drawable`]). Its BVH is
+    /// refitted at its next use ([`PrimitiveBvh::refit`]), or rebuilt then if `edit`
+    /// added or removed primitive sets. Returns what `edit` returns.
     ///
     /// # Errors
     /// [`GraphError::UnknownDrawable`] for an id not in the graph (then `edit` is not
