@@ -457,12 +457,11 @@ impl SceneIndex {
     /// where every triangle still lies in its leaf's box (for at most eight edits of an
     /// instance: a mesh edited more often is taken for an animated one), keeps its
     /// instances that are whole items where their new world boxes lie in the boxes the
-    /// tree holds for them, and detaches
-    /// the other instances from the world tree, whose record of their triangles is stale
-    /// (they are visited whole from then on, through the drawable as it is now); gives
-    /// them all the world box of its new bound, and refits the trees as
-    /// [`refit_under`](Self::refit_under) does. Its instances are found among all at its
-    /// first edit and remembered.
+    /// tree holds for them, and detaches the other instances from the world tree, whose
+    /// record of their triangles is stale (they are visited whole from then on, through
+    /// the drawable as it is now); gives them all the world box of its new bound, and
+    /// refits the trees as [`refit_under`](Self::refit_under) does. Its instances are
+    /// found among all at its first edit and remembered.
     pub fn refit_drawable(&mut self, scene: &SceneGraph, drawable: DrawableId) {
         let mut lookup = self.take_edit_lookup();
         let changed = lookup
