@@ -858,8 +858,8 @@ fn whole_items_edited_inside_their_boxes_stay_in_the_world_tree() {
             drawable_named(&scene, "small"),
             drawable_named(&scene, "quads"),
         );
-        // Shrunk towards the middle, flattened, the order of the triangles' corners
-        // turned: inside the old boxes.
+        // The shared mesh shrunk towards its middle; the quads narrowed and their
+        // vertices listed backwards: both inside their old boxes.
         scene
             .edit_geometry(small, |g| {
                 g.vertices_mut().iter_mut().for_each(|v| *v *= 0.5);
