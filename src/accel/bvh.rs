@@ -66,6 +66,23 @@ impl Aabb {
         !(self.min.cmpgt(other.max).any() || self.max.cmplt(other.min).any())
     }
 
+    /// True when `other` lies inside this box, faces included (false for a NaN corner
+    /// of either).
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use scene_intersect::accel::Aabb;
+    ///
+    /// let unit = Aabb { min: Vec3::ZERO, max: Vec3::ONE };
+    /// let inner = Aabb { min: Vec3::splat(0.5), max: Vec3::ONE };
+    /// assert!(unit.contains(&inner) && !inner.contains(&unit));
+    /// assert!(!unit.contains(&Aabb { min: Vec3::NAN, max: Vec3::ONE }));
+    /// ```
+    #[inline]
+    pub fn contains(&self, other: &Aabb) -> bool {
+        self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
+    }
+
     /// Centre.
     #[inline]
     pub fn center(&self) -> Vec3 {

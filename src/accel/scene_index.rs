@@ -470,12 +470,12 @@ impl SceneIndex {
             .to_vec();
         let mut newly_detached = false;
         for &k in &changed {
-            if self.repack(scene, &mut lookup, k)
-                || self.stays_whole_in_place(scene, &mut lookup, k)
-            {
-                self.set_world_box(scene, k);
-            } else {
-                newly_detached |= self.detach(scene, k);
+            let now = self.new_world_box(scene, k);
+            let kept = self.repack(scene, &mut lookup, k)
+                || self.stays_whole_in_place(&mut lookup, k, &now);
+            self.instances[k as usize].world_box = now;
+            if !kept {
+                newly_detached |= self.mark_detached(k);
             }
         }
         self.refit_changed(&mut lookup, &changed, newly_detached);
@@ -484,11 +484,11 @@ impl SceneIndex {
 
     /// Whether instance `k`, a whole item of the world tree (a shared mesh, a mesh that
     /// is not a triangle list, a drawable of another kind), may stay there after its
-    /// drawable was edited: when its new world box lies in the box the world tree holds
-    /// for it. The walks visit a whole item through its drawable as it is now, and they
-    /// only need every point of it inside that box (for a cull, a segment's entry
+    /// drawable was edited: when its new world box `now` lies in the box the world tree
+    /// holds for it. The walks visit a whole item through its drawable as it is now, and
+    /// they only need every point of it inside that box (for a cull, a segment's entry
     /// parameter, or a polytope's planes the box is inside), as at the build.
-    fn stays_whole_in_place(&self, scene: &SceneGraph, lookup: &mut EditLookup, k: u32) -> bool {
+    fn stays_whole_in_place(&self, lookup: &mut EditLookup, k: u32, now: &Aabb) -> bool {
         let instance = &self.instances[k as usize];
         if instance.placement != Placement::Whole || instance.detached || !instance.active {
             return false;
@@ -500,13 +500,11 @@ impl SceneIndex {
         let Some(held) = boxes.get(&k) else {
             return false;
         };
-        let now = self.new_world_box(scene, k);
         if now.min.cmpgt(now.max).any() {
             // Nothing left to hit.
             return true;
         }
-        let now = whole_item_box(&now, world.frame().origin());
-        held.min.cmple(now.min).all() && now.max.cmple(held.max).all()
+        held.contains(&whole_item_box(now, world.frame().origin()))
     }
 
     /// Keeps instance `k` in the world tree after its drawable was edited, when it is
@@ -579,12 +577,6 @@ impl SceneIndex {
         world.repack(&kept.places, moved)
     }
 
-    /// Gives instance `k` the world box of its drawable's bound under its frame (empty
-    /// under a singular one).
-    fn set_world_box(&mut self, scene: &SceneGraph, k: u32) {
-        self.instances[k as usize].world_box = self.new_world_box(scene, k);
-    }
-
     /// The world box of instance `k`'s drawable's bound under its frame (empty under a
     /// singular one).
     fn new_world_box(&self, scene: &SceneGraph, k: u32) -> Aabb {
@@ -614,7 +606,12 @@ impl SceneIndex {
     /// under a singular one) and detaches it from the world tree; true when it was not
     /// detached yet.
     fn detach(&mut self, scene: &SceneGraph, k: u32) -> bool {
-        self.set_world_box(scene, k);
+        self.instances[k as usize].world_box = self.new_world_box(scene, k);
+        self.mark_detached(k)
+    }
+
+    /// Detaches instance `k` from the world tree; true when it was not detached yet.
+    fn mark_detached(&mut self, k: u32) -> bool {
         let instance = &mut self.instances[k as usize];
         if instance.detached {
             return false;

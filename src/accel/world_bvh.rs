@@ -389,7 +389,7 @@ impl WorldBvh {
                 return false;
             };
             // (False for a NaN corner.)
-            if !(bound.min.cmpge(leaf.min).all() && bound.max.cmple(leaf.max).all()) {
+            if !leaf.contains(&bound) {
                 return false;
             }
             packed.push(grid.pack(id, corners));
