@@ -21,18 +21,19 @@
 //!   item. The built-in intersectors walk it; the triangles' ids say which instance
 //!   and which primitive they are ([`SceneIndex::locate`]);
 //! * a [`WideBvh`] over the instances' world boxes, for intersectors that visit whole
-//!   drawables (custom ones).
+//!   drawables (custom ones), which skip the detached instances there (below).
 //!
 //! An instance moved by a matrix edit after the build is *detached* from the world
 //! tree: its triangles there stay where they were but are skipped, and it is visited
 //! whole, from a small tree of the detached instances, until the next rebuild. So
 //! moving one vehicle per frame recomputes that vehicle's instances and the boxes on
-//! their leaves' paths in the instance tree and in the small tree ([`LeafPaths`]), and
-//! nothing else: its first move looks for its instances among all and
-//! [`EditedInstances`] remembers them; the small tree is rebuilt when it gains an
-//! instance, and once for as many moves as it holds instances (hundreds of vehicles
-//! each moved once a frame cost about a microsecond a move). The world tree never
-//! stretches over a vehicle's trail.
+//! their leaves' paths in the small tree ([`LeafPaths`]), and nothing else: its first
+//! move looks for its instances among all and [`EditedInstances`] remembers them; the
+//! small tree is rebuilt when it gains an instance, and once for as many moves as it
+//! holds instances (hundreds of vehicles each moved once a frame cost about a
+//! microsecond a move). Neither the world tree nor the tree over the instances
+//! stretches over a vehicle's trail: the walks over either skip detached instances,
+//! which they visit from the small tree, so neither is refitted after them.
 //!
 //! An edited drawable's instances are detached the same way, unless every triangle
 //! still lies in its leaf's box in the world tree: then the leaf records are packed
@@ -221,8 +222,9 @@ pub struct SceneIndex {
 #[derive(Clone, Debug, PartialEq)]
 struct EditLookup {
     edited: EditedInstances,
-    /// The instance tree's.
-    leaf_paths: LeafPaths,
+    /// The instance tree's, made when an edit first changes an instance still in the
+    /// world tree (moves never do: they detach what they move).
+    leaf_paths: Option<LeafPaths>,
     /// The tree of detached instances' (made at each of its rebuilds).
     detached_paths: LeafPaths,
     /// Per detached instance, its position in [`SceneIndex::detached`].
@@ -352,7 +354,7 @@ impl SceneIndex {
             + self.edit_lookup.as_ref().map_or(0, |m| {
                 std::mem::size_of::<EditLookup>()
                     + m.edited.memory_bytes()
-                    + m.leaf_paths.memory_bytes()
+                    + m.leaf_paths.as_ref().map_or(0, LeafPaths::memory_bytes)
                     + m.detached_paths.memory_bytes()
                     + m.detached_at.capacity() * 2 * std::mem::size_of::<u32>()
                     + (m.kept.values())
@@ -382,7 +384,10 @@ impl SceneIndex {
         whole
     }
 
-    /// The tree over the instances' world boxes.
+    /// The tree over the instances' world boxes, in their order. Its boxes hold the
+    /// instances still in the world tree; those of [`detached`](Self::detached)
+    /// instances are not refitted after they move (walks over it skip them and visit
+    /// them from [`detached_bvh`](Self::detached_bvh)).
     pub fn bvh(&self) -> &WideBvh {
         &self.bvh
     }
@@ -394,9 +399,10 @@ impl SceneIndex {
     }
 
     /// How many boxes of the instance tree ([`bvh`](Self::bvh)) the refits since the
-    /// build have set: a move of a few instances sets those on the paths to their
-    /// leaves, at most one a level each, where a refit of the whole tree sets every
-    /// lane of every node.
+    /// build have set. A move sets none (it detaches what it moves); an edit of a
+    /// drawable whose instances stay in the world tree sets those on the paths to their
+    /// leaves, at most one a level each, or every lane of every node when they are
+    /// many.
     pub fn refitted_boxes(&self) -> u64 {
         self.refitted_boxes
     }
@@ -404,13 +410,13 @@ impl SceneIndex {
     /// After the matrix of `moved` changed: recomputes the matrices and world boxes of
     /// the instances whose path goes through it (this index's root being `root`), and
     /// the matrices their LOD gates below it keep, with the plain traversal's
-    /// arithmetic; detaches those still in the world tree, refits the boxes on the paths
-    /// to their leaves in the instance tree and in the tree of detached instances (which
-    /// is rebuilt instead when it gains an instance, and once it has absorbed as many
-    /// refits as it holds instances). Nothing else is read or rebuilt once `moved` has
-    /// been moved before: its first edit finds its instances among all
-    /// ([`EditedInstances`] remembers them), and the index's first edit makes the
-    /// instance tree's [`LeafPaths`].
+    /// arithmetic; detaches those still in the world tree, and refits the boxes on the
+    /// paths to their leaves in the tree of detached instances (which is rebuilt
+    /// instead when it gains an instance, and once it has absorbed as many refits as it
+    /// holds instances). Nothing else is read or rebuilt once `moved` has been moved
+    /// before: its first edit finds its instances among all ([`EditedInstances`]
+    /// remembers them). The instance tree is left as it is: its walks skip detached
+    /// instances.
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
         let mut lookup = self.take_edit_lookup();
         let mut changed = Vec::new();
@@ -460,8 +466,10 @@ impl SceneIndex {
     /// tree holds for them, and detaches the other instances from the world tree, whose
     /// record of their triangles is stale (they are visited whole from then on, through
     /// the drawable as it is now); gives them all the world box of its new bound, and
-    /// refits the trees as [`refit_under`](Self::refit_under) does. Its instances are
-    /// found among all at its first edit and remembered.
+    /// refits the boxes on the paths to the leaves of the ones kept in the instance
+    /// tree (whose [`LeafPaths`] the first such edit makes) and of the detached ones in
+    /// their tree, as [`refit_under`](Self::refit_under) does. Its instances are found
+    /// among all at its first edit and remembered.
     pub fn refit_drawable(&mut self, scene: &SceneGraph, drawable: DrawableId) {
         let mut lookup = self.take_edit_lookup();
         let changed = lookup
@@ -592,7 +600,7 @@ impl SceneIndex {
         self.edit_lookup.take().unwrap_or_else(|| {
             Box::new(EditLookup {
                 edited: EditedInstances::default(),
-                leaf_paths: LeafPaths::new(&self.bvh, self.instances.len()),
+                leaf_paths: None,
                 detached_paths: LeafPaths::default(),
                 detached_at: HashMap::new(),
                 detached_refits: 0,
@@ -622,40 +630,42 @@ impl SceneIndex {
     }
 
     /// After the instances `changed` (positions) changed their world boxes: refits the
-    /// instance tree and brings the tree of detached instances up to date.
+    /// instance tree over those still attached to the world tree and brings the tree of
+    /// detached instances up to date. (The walks over the instance tree skip detached
+    /// instances, which they visit from their own tree: so a moved vehicle's trail
+    /// never stretches the instance tree's boxes.)
     fn refit_changed(&mut self, lookup: &mut EditLookup, changed: &[u32], newly_detached: bool) {
         if changed.is_empty() {
             return;
         }
         self.refits += 1;
-        self.refit_instance_tree(lookup, changed);
-        // Edited instances kept in the world tree are not in the tree of detached ones.
-        let detached: SmallVec<[u32; 8]> = (changed.iter().copied())
-            .filter(|&k| self.instances[k as usize].detached)
-            .collect();
+        let (detached, attached): (SmallVec<[u32; 8]>, SmallVec<[u32; 8]>) = (changed.iter())
+            .copied()
+            .partition(|&k| self.instances[k as usize].detached);
+        if !attached.is_empty() {
+            self.refit_instance_tree(lookup, &attached);
+        }
         if newly_detached || !detached.is_empty() {
             self.refit_detached_tree(lookup, &detached, newly_detached);
         }
     }
 
-    /// Sets the boxes of the instance tree over the instances `changed` (positions),
-    /// which moved: on the paths to their leaves, or everywhere when they are many.
-    fn refit_instance_tree(&mut self, lookup: &EditLookup, changed: &[u32]) {
+    /// Sets the boxes of the instance tree over the instances `changed` (positions, all
+    /// attached to the world tree), which moved: on the paths to their leaves, or
+    /// everywhere when they are many. A leaf's box is that of its attached instances
+    /// (the walks skip the others there).
+    fn refit_instance_tree(&mut self, lookup: &mut EditLookup, changed: &[u32]) {
+        let paths = (lookup.leaf_paths)
+            .get_or_insert_with(|| LeafPaths::new(&self.bvh, self.instances.len()));
         let instances = &self.instances;
         let leaf_box = |range: std::ops::Range<usize>| {
             let mut b = Aabb::EMPTY;
-            for i in &instances[range] {
+            for i in instances[range].iter().filter(|i| !i.detached) {
                 b.grow(&i.world_box);
             }
             b
         };
-        let set = refit_tree(
-            &mut self.bvh,
-            &lookup.leaf_paths,
-            changed,
-            instances.len(),
-            leaf_box,
-        );
+        let set = refit_tree(&mut self.bvh, paths, changed, instances.len(), leaf_box);
         self.refitted_boxes += set as u64;
     }
 
@@ -1223,13 +1233,14 @@ mod tests {
         (scene, root, all, movers)
     }
 
-    /// The instance tree refitted whole from the instances' current boxes.
+    /// The instance tree refitted whole from the current boxes of the instances still
+    /// attached to the world tree (the walks skip the others there).
     fn refitted_whole(index: &SceneIndex) -> WideBvh {
         let mut whole = index.bvh.clone();
         whole.refit(|range| {
             let mut b = Aabb::EMPTY;
-            index.instances[range]
-                .iter()
+            (index.instances[range].iter())
+                .filter(|i| !i.detached)
                 .for_each(|i| b.grow(&i.world_box));
             b
         });
@@ -1237,44 +1248,73 @@ mod tests {
     }
 
     #[test]
-    fn a_move_refits_the_paths_of_its_instances_alone_and_a_big_one_the_whole_tree() {
+    fn moves_leave_the_instance_tree_as_built_and_edits_kept_in_place_refit_their_paths() {
         let (mut scene, root, all, movers) = row(800);
+        // One more triangle, of its own, beside the row: placed in the world tree, so
+        // that an edit keeping it inside its leaf's box keeps it there.
+        let own = scene.add_drawable("own", triangle());
+        let geode = scene.add_geode("own geode");
+        scene.add_drawable_to_geode(geode, own).unwrap();
+        scene.add_child(root, geode).unwrap();
         // Built aside: the scene's own index (none here) is what `set_matrix` refits.
         let mut index = SceneIndex::build(&scene, root);
-        let nodes = index.bvh.nodes().len();
-        let lanes: u64 = (index.bvh.nodes().iter())
-            .map(|n| u64::from(n.lanes().count_ones()))
-            .sum();
-        assert!(nodes > 50, "{nodes} nodes");
+        let built = index.bvh.clone();
+        assert!(built.nodes().len() > 50, "{} nodes", built.nodes().len());
         for (step, &k) in [5usize, 799, 5, 312].iter().enumerate() {
             let far = DVec3::new(-50.0 * step as f64, 20.0, 7.0);
             scene
                 .set_matrix(movers[k], DMat4::from_translation(far))
                 .unwrap();
-            let before = index.refitted_boxes();
             index.refit_under(&scene, root, movers[k]);
-            let set = index.refitted_boxes() - before;
-            assert!((1..=12).contains(&set), "step {step}: {set} boxes set");
-            assert_eq!(index.bvh, refitted_whole(&index), "step {step}");
+            // Detached, and visited from the tree of detached instances, which holds
+            // its new box; the instance tree, which the walks over it skip it in, is
+            // left as built (it would stretch over the trail of a moving vehicle).
             let moved = (index.instances.iter())
-                .find(|i| i.path.contains(&movers[k]))
+                .position(|i| i.path.contains(&movers[k]))
                 .unwrap();
-            assert!(moved.detached && moved.world_box.min.y > 19.9);
-            assert!(index.bvh.bounds().max.y > 20.9);
+            let moved_box = index.instances[moved].world_box;
+            assert!(index.instances[moved].detached && moved_box.min.y > 19.9);
+            assert!(index.detached.contains(&(moved as u32)));
+            assert!(
+                index.detached_bvh.bounds().contains(&moved_box),
+                "step {step}"
+            );
+            assert_eq!(index.bvh, built, "step {step}");
         }
-        // Moving everything refits the whole tree, every lane once.
+        // Moving the whole row detaches all of it, and sets no box of the instance tree.
         scene
             .set_matrix(all, DMat4::from_translation(DVec3::Y))
             .unwrap();
-        let before = index.refitted_boxes();
         index.refit_under(&scene, root, all);
-        assert_eq!(index.refitted_boxes() - before, lanes);
-        assert_eq!(index.bvh, refitted_whole(&index));
+        assert_eq!(index.detached.len(), 800);
+        assert_eq!(index.bvh, built);
+        assert_eq!(index.refitted_boxes(), 0);
         assert_eq!(index.refit_count(), 5);
         // A node on no path moves nothing.
         let stray = scene.add_transform("stray", DMat4::IDENTITY).unwrap();
         index.refit_under(&scene, root, stray);
         assert_eq!(index.refit_count(), 5);
+
+        // Another index, nothing moved: an edit that leaves `own`'s triangle inside its
+        // leaf's box keeps it attached and sets the boxes on its leaf's path alone.
+        let mut index = SceneIndex::build(&scene, root);
+        let own_instance = (index.instances.iter())
+            .position(|i| i.drawable == own)
+            .unwrap();
+        scene
+            .edit_vertices(own, |v| v[1] = Vec3::new(0.5, 0.0, 0.0))
+            .unwrap();
+        index.refit_drawable(&scene, own);
+        assert!(!index.instances[own_instance].detached);
+        // (Its new box, rounded outward to `f32`, ends at x = 0.5, no longer at 1.)
+        let own_box = index.instances[own_instance].world_box;
+        assert!((0.5..0.501).contains(&own_box.max.x), "{own_box:?}");
+        assert!(
+            (1..=12).contains(&index.refitted_boxes()),
+            "{}",
+            index.refitted_boxes()
+        );
+        assert_eq!(index.bvh, refitted_whole(&index));
     }
 
     /// The tree of detached instances refitted whole from their current boxes.

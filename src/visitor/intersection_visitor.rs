@@ -205,13 +205,13 @@ impl IntersectionVisitor {
                 };
                 self.met_instances = met;
                 // The intersector walked the world tree: the instances detached from it
-                // by moves are left. Otherwise every instance is visited whole.
-                let items = if walked {
-                    InstanceItems::Detached(index.detached())
-                } else {
-                    InstanceItems::All
-                };
-                self.visit_instances(scene, index, items, intersector);
+                // by moves and edits are left. Otherwise every instance is visited
+                // whole, those still in the world tree from the tree over the instances.
+                if !walked {
+                    self.visit_instances(scene, index, InstanceItems::Attached, intersector);
+                }
+                let detached = InstanceItems::Detached(index.detached());
+                self.visit_instances(scene, index, detached, intersector);
                 intersector.end();
                 return Ok(());
             }
@@ -314,8 +314,8 @@ impl IntersectionVisitor {
             })
     }
 
-    /// Visits instances of the scene index whole, each through its drawable: every
-    /// instance (walking the instance tree), or the ones detached from the world tree
+    /// Visits instances of the scene index whole, each through its drawable: those still
+    /// in the world tree (walking the instance tree), or the ones detached from it
     /// (walking their own tree), nearest first for the intersectors that order their
     /// boxes. An instance is gated as the plain traversal would reach it.
     fn visit_instances<I: Intersector>(
@@ -337,14 +337,26 @@ impl IntersectionVisitor {
             masks_unchanged: bool,
         }
         impl<I: Intersector> Walk<'_, I> {
-            /// Instance `k`'s position and world box, for item `item`.
+            /// Instance `k`'s position and world box, for item `item`. A detached
+            /// instance met in the instance tree gets an empty box, so that it is
+            /// skipped there: it is visited from the tree of detached instances, and the
+            /// instance tree is no longer refitted after it.
             #[inline(always)]
             fn get(&self, item: usize) -> (u32, &Aabb) {
                 let k = match self.items {
-                    InstanceItems::All => item as u32,
+                    InstanceItems::Attached => item as u32,
                     InstanceItems::Detached(list) => list[item],
                 };
-                (k, &self.instances[k as usize].world_box)
+                let instance = &self.instances[k as usize];
+                let skipped = matches!(self.items, InstanceItems::Attached) && instance.detached;
+                (
+                    k,
+                    if skipped {
+                        &Aabb::EMPTY
+                    } else {
+                        &instance.world_box
+                    },
+                )
             }
 
             /// Where the query enters an item's world box, or `None` when it misses it or
@@ -425,7 +437,7 @@ impl IntersectionVisitor {
             }
         }
         let tree: &WideBvh = match items {
-            InstanceItems::All => index.bvh(),
+            InstanceItems::Attached => index.bvh(),
             InstanceItems::Detached(_) => index.detached_bvh(),
         };
         if tree.nodes().is_empty() {
@@ -561,8 +573,9 @@ impl IntersectionVisitor {
 /// Which instances [`IntersectionVisitor::visit_instances`] visits.
 #[derive(Clone, Copy)]
 enum InstanceItems<'a> {
-    /// Every instance, by the instance tree (whose leaf order is the instances' order).
-    All,
+    /// The instances not detached from the world tree, by the instance tree (whose leaf
+    /// order is the instances' order; it also holds the detached ones, skipped).
+    Attached,
     /// The instances detached from the world tree, by their own tree (in its leaf
     /// order).
     Detached(&'a [u32]),
