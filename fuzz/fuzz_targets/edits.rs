@@ -29,7 +29,7 @@ use scene_intersect::visitor::{CoordinateFrame, IntersectionLimit, Intersector, 
 mod reference;
 mod scene_spec;
 
-use reference::Query;
+use reference::{Query, WholeVisits};
 use scene_spec::{
     build_query, build_scene, xform, BuiltScene, GeometrySpec, NodeSpec, QuerySpec, VertexSpec,
     Xform,
@@ -452,10 +452,21 @@ fuzz_target!(|input: Input| {
                 let single = intersector(query, limit, visiting);
                 group.push(single.clone());
                 let plain = answer(&built, single.clone(), visiting, false).map(|i| hits(&i));
-                let accelerated = answer(&built, single, visiting, true).map(|i| hits(&i));
+                let accelerated = answer(&built, single.clone(), visiting, true).map(|i| hits(&i));
                 assert_eq!(
                     accelerated, plain,
                     "accelerated and plain answers differ after {:?} ({limit:?})",
+                    step.edit
+                );
+                // As a custom intersector is answered: every instance visited whole,
+                // from the tree over the instances and the tree of detached ones.
+                let mut visited_whole = single;
+                let whole = answer(&built, WholeVisits(&mut visited_whole), visiting, true)
+                    .map(drop)
+                    .map(|()| hits(&visited_whole));
+                assert_eq!(
+                    whole, plain,
+                    "whole visits and plain answers differ after {:?} ({limit:?})",
                     step.edit
                 );
                 plain_answers.push(plain);
