@@ -1267,8 +1267,8 @@ mod tests {
                 .unwrap();
             index.refit_under(&scene, root, movers[k]);
             // Detached, and visited from the tree of detached instances, which holds
-            // its new box; the instance tree, which the walks over it skip it in, is
-            // left as built (it would stretch over the trail of a moving vehicle).
+            // its new box; the instance tree, whose walks skip it, is left as built (it
+            // would stretch over the trail of a moving vehicle).
             let moved = (index.instances.iter())
                 .position(|i| i.path.contains(&movers[k]))
                 .unwrap();

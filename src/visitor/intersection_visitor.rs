@@ -349,14 +349,12 @@ impl IntersectionVisitor {
                 };
                 let instance = &self.instances[k as usize];
                 let skipped = matches!(self.items, InstanceItems::Attached) && instance.detached;
-                (
-                    k,
-                    if skipped {
-                        &Aabb::EMPTY
-                    } else {
-                        &instance.world_box
-                    },
-                )
+                let world_box = if skipped {
+                    &Aabb::EMPTY
+                } else {
+                    &instance.world_box
+                };
+                (k, world_box)
             }
 
             /// Where the query enters an item's world box, or `None` when it misses it or
