@@ -5,12 +5,10 @@
 //! and with intersectors that do not walk the tree themselves.
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
-use scene_intersect::accel::{Aabb, Aabb4, Placement, WideEntries, WorldChild};
-use scene_intersect::bounding::{BoundingBox, BoundingSphere};
+use scene_intersect::accel::{Placement, WorldChild};
 use scene_intersect::drawable::Drawable;
-use scene_intersect::intersectors::{AnyIntersector, LocalSegment, PrimitiveKind, QueryError};
+use scene_intersect::intersectors::{AnyIntersector, PrimitiveKind};
 use scene_intersect::prelude::*;
-use scene_intersect::visitor::{DrawableContext, FrameContext};
 
 /// A `cells` x `cells` grid of triangles (two per cell, TRIANGLES mode) over
 /// `[-half, half]^2` in the plane y = 0, gently waved so that its tree has depth in y
@@ -114,6 +112,10 @@ fn scene() -> (SceneGraph, NodeId, NodeId, NodeId) {
     );
     (scene, root, moving, flat_t)
 }
+
+#[path = "support/whole_visits.rs"]
+mod whole_visits;
+use whole_visits::WholeVisits;
 
 #[path = "support/rng.rs"]
 mod rng;
@@ -968,71 +970,11 @@ fn georeferenced_scenes_are_measured_from_their_centre_and_answer_exactly() {
     assert!(pick(DVec3::new(40.5, 5.0, 0.0), DVec3::new(40.5, -5.0, 0.0)).is_empty());
 }
 
-/// A segment intersector that does not walk the world tree itself (the trait's
-/// default `intersect_index`) and records the drawables it visits. It culls the tree
-/// over the instances by the segment's own world-box tests, so that a stale box there
-/// would hide an instance from it.
-struct WholeVisits {
-    inner: LineSegmentIntersector,
-    visits: Vec<DrawableId>,
-}
-
-impl Intersector for WholeVisits {
-    type Local = LocalSegment;
-
-    fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
-        self.inner.begin(frames)
-    }
-    fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> LocalSegment {
-        self.inner.localize(local_to_world, world_to_local)
-    }
-    fn enter_node(&self, local: &LocalSegment, bound: &BoundingSphere) -> bool {
-        self.inner.enter_node(local, bound)
-    }
-    fn enter_drawable(&self, local: &LocalSegment, bound: &BoundingBox) -> bool {
-        self.inner.enter_drawable(local, bound)
-    }
-    fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
-        self.inner.begin_world_boxes(scene_bounds)
-    }
-    fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
-        self.inner.enter_world_box(bound)
-    }
-    fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
-        self.inner.enter_world_boxes(boxes)
-    }
-    fn world_limit(&self) -> f64 {
-        self.inner.world_limit()
-    }
-    fn intersect(
-        &mut self,
-        local: &LocalSegment,
-        context: &DrawableContext<'_>,
-        drawable: &dyn Drawable,
-    ) {
-        self.visits.push(context.drawable);
-        self.inner.intersect(local, context, drawable);
-    }
-    fn reached_limit(&self) -> bool {
-        self.inner.reached_limit()
-    }
-    fn hits_points_or_lines(&self) -> bool {
-        self.inner.hits_points_or_lines()
-    }
-    fn end(&mut self) {
-        // Not `self.inner.end()`: that is the segment's end point.
-        Intersector::end(&mut self.inner);
-    }
-}
-
 #[test]
 fn intersectors_that_do_not_walk_the_world_tree_get_whole_drawables() {
     let (scene, root, _, _) = scene();
     let (a, b) = (DVec3::new(-18.0, 4.0, -17.0), DVec3::new(18.0, -3.0, 16.0));
-    let mut whole = WholeVisits {
-        inner: LineSegmentIntersector::new(a, b).unwrap(),
-        visits: Vec::new(),
-    };
+    let mut whole = WholeVisits::new(LineSegmentIntersector::new(a, b).unwrap());
     run(&mut IntersectionVisitor::new(), &scene, root, &mut whole);
     // The placed grids too were visited whole, once each.
     let flat = scene
@@ -1082,10 +1024,7 @@ fn intersectors_that_do_not_walk_the_world_tree_find_a_moved_vehicle() {
         let mut segments = vec![(at + DVec3::new(0.0, 10.0, 0.0), at - DVec3::Y)];
         segments.extend((0..8).map(|_| (rng.point(300.0), rng.point(300.0))));
         for (k, (a, b)) in segments.into_iter().enumerate() {
-            let mut whole = WholeVisits {
-                inner: LineSegmentIntersector::new(a, b).unwrap(),
-                visits: Vec::new(),
-            };
+            let mut whole = WholeVisits::new(LineSegmentIntersector::new(a, b).unwrap());
             run(&mut IntersectionVisitor::new(), &scene, root, &mut whole);
             let mut plain = LineSegmentIntersector::new(a, b).unwrap();
             let mut visitor = IntersectionVisitor::new();
@@ -1140,10 +1079,7 @@ fn drawables_of_lines_only_are_skipped_unless_lines_can_be_hit() {
     let visit = |tolerance: Option<f64>| {
         let mut inner = LineSegmentIntersector::new(a, b).unwrap();
         inner.set_picking_tolerance(tolerance).unwrap();
-        let mut whole = WholeVisits {
-            inner,
-            visits: Vec::new(),
-        };
+        let mut whole = WholeVisits::new(inner);
         run(&mut IntersectionVisitor::new(), &scene, root, &mut whole);
         whole
     };

@@ -460,10 +460,8 @@ fuzz_target!(|input: Input| {
                 );
                 // As a custom intersector is answered: every instance visited whole,
                 // from the tree over the instances and the tree of detached ones.
-                let mut visited_whole = single;
-                let whole = answer(&built, WholeVisits(&mut visited_whole), visiting, true)
-                    .map(drop)
-                    .map(|()| hits(&visited_whole));
+                let whole = answer(&built, WholeVisits::new(single), visiting, true)
+                    .map(|w| hits(&w.inner));
                 assert_eq!(
                     whole, plain,
                     "whole visits and plain answers differ after {:?} ({limit:?})",

@@ -17,25 +17,24 @@
 //! found every `Hit` and no `Miss`.
 //!
 //! Every code path that answers queries is listed in [`CODE_PATHS`] (plain, accelerated,
-//! both batch APIs, summaries), each taking the visitor's settings: a new one added
-//! there is held to every property.
+//! both batch APIs, summaries, whole visits), each taking the visitor's settings: a new
+//! one added there is held to every property.
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, HashMap};
 
 use glam::{DMat4, DVec3, DVec4, Vec3};
-use scene_intersect::accel::{Aabb, Aabb4, WideEntries};
-use scene_intersect::bounding::{BoundingBox, BoundingSphere};
-use scene_intersect::drawable::{Drawable, Geometry, PrimitiveFunctor};
+use scene_intersect::drawable::{Geometry, PrimitiveFunctor};
 use scene_intersect::graph::{DrawableId, NodeId, NodeKind, SceneGraph};
 use scene_intersect::intersectors::{
     AnyIntersector, HitRecords, LineSegmentIntersector, Polytope, PolytopeIntersector,
     PrimitiveKind, QueryError, SphereIntersector, VolumeHitSummaries,
 };
-use scene_intersect::visitor::{
-    DrawableContext, FrameContext, IntersectionLimit, IntersectionVisitor, Intersector,
-    LodSelection,
-};
+use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor, LodSelection};
+
+#[path = "whole_visits.rs"]
+mod whole_visits;
+pub use whole_visits::WholeVisits;
 
 /// A world-space query.
 #[derive(Clone, Debug)]
@@ -69,8 +68,9 @@ pub type QueryFn =
     fn(&SceneGraph, NodeId, &Query, IntersectionLimit, &Traversal) -> Result<Vec<Hit>, QueryError>;
 
 /// Every code path the properties check: the plain traversal, the accelerated one
-/// (scene index + primitive BVHs), the two parallel batch APIs, and the accelerated
-/// one answering with summaries.
+/// (scene index + primitive BVHs), the two parallel batch APIs, the accelerated one
+/// answering with summaries, and the accelerated one answering as for a custom
+/// intersector.
 pub const CODE_PATHS: &[(&str, QueryFn)] = &[
     ("plain visitor", run_plain),
     ("accelerated visitor", run_accelerated),
@@ -135,69 +135,11 @@ pub fn run_whole(
 ) -> Result<Vec<Hit>, QueryError> {
     let mut visitor = traversal.visitor(true);
     answer(query, limit, |i| {
-        visitor.apply(scene, root, &mut WholeVisits(i))
+        let mut whole = WholeVisits::new(i.clone());
+        visitor.apply(scene, root, &mut whole)?;
+        *i = whole.inner;
+        Ok(())
     })
-}
-
-/// A built-in intersector, every method passed on but
-/// [`intersect_index`](Intersector::intersect_index), left to the trait's default (no
-/// walk of its own): so the visitor visits every instance whole, as for a custom
-/// intersector.
-pub struct WholeVisits<'a>(pub &'a mut AnyIntersector);
-
-impl Intersector for WholeVisits<'_> {
-    type Local = <AnyIntersector as Intersector>::Local;
-
-    fn begin(&mut self, frames: &FrameContext) -> Result<(), QueryError> {
-        self.0.begin(frames)
-    }
-    fn localize(&self, local_to_world: &DMat4, world_to_local: &DMat4) -> Self::Local {
-        self.0.localize(local_to_world, world_to_local)
-    }
-    fn enter_node(&self, local: &Self::Local, bound: &BoundingSphere) -> bool {
-        self.0.enter_node(local, bound)
-    }
-    fn enter_drawable(&self, local: &Self::Local, bound: &BoundingBox) -> bool {
-        self.0.enter_drawable(local, bound)
-    }
-    fn begin_world_boxes(&mut self, scene_bounds: &Aabb) {
-        self.0.begin_world_boxes(scene_bounds)
-    }
-    fn enter_world_box(&self, bound: &Aabb) -> Option<f64> {
-        self.0.enter_world_box(bound)
-    }
-    fn enter_world_boxes(&self, boxes: &Aabb4) -> WideEntries {
-        self.0.enter_world_boxes(boxes)
-    }
-    fn orders_world_boxes(&self) -> bool {
-        self.0.orders_world_boxes()
-    }
-    fn world_limit(&self) -> f64 {
-        self.0.world_limit()
-    }
-    fn intersect(
-        &mut self,
-        local: &Self::Local,
-        context: &DrawableContext<'_>,
-        drawable: &dyn Drawable,
-    ) {
-        self.0.intersect(local, context, drawable)
-    }
-    fn reached_limit(&self) -> bool {
-        self.0.reached_limit()
-    }
-    fn drawable_test_only_culls(&self) -> bool {
-        self.0.drawable_test_only_culls()
-    }
-    fn drawable_test_follows_from_hits(&self, local: &Self::Local, bound: &BoundingBox) -> bool {
-        self.0.drawable_test_follows_from_hits(local, bound)
-    }
-    fn hits_points_or_lines(&self) -> bool {
-        self.0.hits_points_or_lines()
-    }
-    fn end(&mut self) {
-        self.0.end()
-    }
 }
 
 /// Answers `query` with `visitor`, one query at a time.
