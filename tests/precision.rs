@@ -4,18 +4,25 @@
 //! A plane whose normal is 10^-158 long culls nothing it touches, and a segment from
 //! 10^269 units away still hits what its end touches (a triangle, or a point within its
 //! picking tolerance). Distances of 10^-301, whose squares underflow, decide a ball's
-//! and a picking tolerance's hits exactly.
+//! and a picking tolerance's hits exactly. Queries on a knife's edge of triangles (under
+//! made-up frames of every kind, and those of the real scenes, also while they are
+//! edited) answer exactly as the plain traversal.
 
 use glam::{DMat3, DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::bounding::BoundingSphere;
 use scene_intersect::drawable::{Geometry, Indices, PrimitiveMode, PrimitiveSet};
-use scene_intersect::graph::{NodeId, ReferenceFrame, SceneGraph, Transform};
+use scene_intersect::graph::{DrawableId, NodeId, ReferenceFrame, SceneGraph, Transform};
 use scene_intersect::intersectors::{
-    LineSegmentHit, LineSegmentIntersector, Polytope, PolytopeIntersector, SphereIntersector,
+    LineSegmentHit, LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveKind,
+    SphereIntersector,
 };
-use scene_intersect::io::import_gltf;
+use scene_intersect::io::{import_gltf, load_gltf};
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor};
 
+#[path = "support/cases.rs"]
+mod cases;
+#[path = "support/reference.rs"]
+mod reference;
 #[path = "support/rng.rs"]
 mod rng;
 use rng::Rng;
@@ -1164,10 +1171,7 @@ fn random_turn(rng: &mut Rng) -> DQuat {
 /// two tests above).
 #[test]
 fn queries_grazing_triangles_under_any_frame_answer_as_the_plain_traversal() {
-    let scale: usize = std::env::var("PROPERTY_SCALE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
+    let scale = cases::cases(1) as usize;
     let mut rng = Rng(0x005e_ed0f_6a2e);
     let mut differ = Vec::new();
     let mut hit = [0usize; 4];
@@ -1206,55 +1210,12 @@ fn queries_grazing_triangles_under_any_frame_answer_as_the_plain_traversal() {
                 drawn_under(matrix, to_local, &strip, PrimitiveMode::TriangleStrip);
             (scene, root, vec![s[0], s[1], s[2], s[2], s[1], s[3]])
         };
-        let mut visitor = IntersectionVisitor::new();
-        for k in 0..200 {
-            let [a, b, c] = [0, 1, 2].map(|i| corners[3 * (k % 2) + i]);
-            let normal = (b - a).cross(c - a).normalize_or_zero();
-            let on = match rng.next() {
-                x if x < 0.3 => [a, b, c][k / 2 % 3],
-                x if x < 0.8 => {
-                    let (p, q) = [(a, b), (b, c), (c, a)][k / 2 % 3];
-                    p + (q - p) * rng.next()
-                }
-                _ => {
-                    let (u, w) = (rng.next(), rng.next());
-                    let (u, w) = if u + w > 1.0 {
-                        (1.0 - u, 1.0 - w)
-                    } else {
-                        (u, w)
-                    };
-                    a + (b - a) * u + (c - a) * w
-                }
-            };
-            let off = if rng.next() < 0.1 {
-                0.0
-            } else {
-                size * 10f64.powf(rng.range(-15.0, -1.0))
-                    * if rng.next() < 0.5 { -1.0 } else { 1.0 }
-            };
-            let away_from = if rng.next() < 0.5 {
-                normal
-            } else {
-                random_direction(&mut rng)
-            };
-            let point = on + away_from * off;
-            let kind = k % 4;
-            // The query's shape, the same for both traversals.
-            let shape = (rng.next() * 9e15) as u64 | 1;
-            let answers = [false, true].map(|accelerated| {
-                visitor.set_use_acceleration(accelerated);
-                let query = (kind, point, normal, size);
-                grazing_answer(&scene, root, &mut visitor, query, &mut Rng(shape))
-            });
-            if !answers[0].is_empty() {
-                hit[kind] += 1;
-            }
-            if answers[0] != answers[1] {
-                differ.push(format!(
-                    "frame {frame}, query {k}: {} / {}",
-                    answers[0], answers[1]
-                ));
-            }
+        let triangles = [
+            [corners[0], corners[1], corners[2]],
+            [corners[3], corners[4], corners[5]],
+        ];
+        for d in grazing_differences(&scene, root, &triangles, 200, &mut rng, &mut hit) {
+            differ.push(format!("frame {frame}, {d}"));
         }
     }
     assert!(
@@ -1269,6 +1230,41 @@ fn queries_grazing_triangles_under_any_frame_answer_as_the_plain_traversal() {
         hit.iter().all(|&h| h > asked / 10 && h < asked),
         "{hit:?} of {asked}"
     );
+}
+
+/// A point on a knife's edge of the triangle `[a, b, c]` (`size` across): its corner
+/// `which`, a point of its edge `which` or of its inside, moved off it by 0 or 10^-15 to
+/// 10^-1 of `size`, along the normal or any direction; with the triangle's unit normal
+/// (zero for a triangle of no area).
+fn grazing_point(rng: &mut Rng, [a, b, c]: [DVec3; 3], which: usize, size: f64) -> (DVec3, DVec3) {
+    let normal = (b - a).cross(c - a).normalize_or_zero();
+    let on = match rng.next() {
+        x if x < 0.3 => [a, b, c][which],
+        x if x < 0.8 => {
+            let (p, q) = [(a, b), (b, c), (c, a)][which];
+            p + (q - p) * rng.next()
+        }
+        _ => {
+            let (u, w) = (rng.next(), rng.next());
+            let (u, w) = if u + w > 1.0 {
+                (1.0 - u, 1.0 - w)
+            } else {
+                (u, w)
+            };
+            a + (b - a) * u + (c - a) * w
+        }
+    };
+    let off = if rng.next() < 0.1 {
+        0.0
+    } else {
+        size * 10f64.powf(rng.range(-15.0, -1.0)) * if rng.next() < 0.5 { -1.0 } else { 1.0 }
+    };
+    let away_from = if rng.next() < 0.5 {
+        normal
+    } else {
+        random_direction(rng)
+    };
+    (on + away_from * off, normal)
 }
 
 /// The answer, as text, of query `kind` (0: every hit of a segment, 1: its nearest, 2: a
@@ -1343,6 +1339,202 @@ fn grazing_answer(
                 format!("{hits:?}")
             }
         }
+    }
+}
+
+/// The real scenes: the project's city and those of ../shared/data (when it is there).
+fn real_scenes() -> Vec<std::path::PathBuf> {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut scenes = vec![root.join("data/city.glb")];
+    let shared = root.join("../shared/data");
+    if shared.is_dir() {
+        for name in [
+            "truck_town.glb",
+            "zdm2.glb",
+            "littlest_tokyo.glb",
+            "milk_truck.glb",
+            "kenney_truck_red.glb",
+        ] {
+            scenes.push(shared.join(name));
+        }
+    } else {
+        eprintln!("skipping the shared scenes: ../shared/data is absent");
+    }
+    scenes
+}
+
+/// The world triangles of `scene` under `root`, each with its node path and drawable.
+fn world_triangles(scene: &SceneGraph, root: NodeId) -> Vec<(Vec<NodeId>, DrawableId, [DVec3; 3])> {
+    reference::flatten(scene, root)
+        .into_iter()
+        .filter(|p| p.kind == PrimitiveKind::Triangle)
+        .map(|p| {
+            (
+                p.key.0,
+                p.key.1,
+                [p.vertices[0], p.vertices[1], p.vertices[2]],
+            )
+        })
+        .collect()
+}
+
+/// `count` queries on a knife's edge of triangles drawn from `targets`, as in
+/// [`queries_grazing_triangles_under_any_frame_answer_as_the_plain_traversal`], each
+/// answered by the plain and the accelerated traversal; adds to `hit` the queries of
+/// each kind that hit something, and returns the queries answered differently.
+fn grazing_differences(
+    scene: &SceneGraph,
+    root: NodeId,
+    targets: &[[DVec3; 3]],
+    count: usize,
+    rng: &mut Rng,
+    hit: &mut [usize; 4],
+) -> Vec<String> {
+    let mut visitor = IntersectionVisitor::new();
+    let mut differ = Vec::new();
+    for k in 0..count {
+        let t = targets[(rng.next() * targets.len() as f64) as usize];
+        let size = t[0]
+            .distance(t[1])
+            .max(t[1].distance(t[2]))
+            .max(t[2].distance(t[0]));
+        let (point, normal) = grazing_point(rng, t, k / 4 % 3, size);
+        let kind = k % 4;
+        let shape = (rng.next() * 9e15) as u64 | 1;
+        let answers = [false, true].map(|accelerated| {
+            visitor.set_use_acceleration(accelerated);
+            let query = (kind, point, normal, size);
+            grazing_answer(scene, root, &mut visitor, query, &mut Rng(shape))
+        });
+        if !answers[0].is_empty() {
+            hit[kind] += 1;
+        }
+        if answers[0] != answers[1] {
+            differ.push(format!("query {k}: {} / {}", answers[0], answers[1]));
+        }
+    }
+    differ
+}
+
+/// Queries on a knife's edge of real scenes' triangles answer as the plain traversal.
+///
+/// The test above makes up its frames and triangles; here they are the real scenes':
+/// world trees whose leaves hold four triangles in a box quantized for all of them,
+/// instances placed in world space and instances kept whole, ground strips, meshes of
+/// 40 000 triangles. Each query aims, as there, at a corner, a point of an edge or of the
+/// inside of a triangle drawn at random from every instance, moved off it by 0 or
+/// 10^-15 to 10^-1 of its size: 400 queries a scene (`PROPERTY_SCALE` times as many for
+/// a deep run).
+#[test]
+fn queries_grazing_real_scenes_answer_as_the_plain_traversal() {
+    let queries = cases::cases(400) as usize;
+    for (n, path) in real_scenes().iter().enumerate() {
+        let (scene, import) = load_gltf(path).unwrap();
+        let triangles: Vec<[DVec3; 3]> = world_triangles(&scene, import.root)
+            .into_iter()
+            .map(|(_, _, t)| t)
+            .collect();
+        assert!(!triangles.is_empty(), "{path:?} has no triangles");
+        let mut rng = Rng(0x6a2e_5ce4_e000 + n as u64);
+        let mut hit = [0; 4];
+        let differ =
+            grazing_differences(&scene, import.root, &triangles, queries, &mut rng, &mut hit);
+        assert!(
+            differ.is_empty(),
+            "{path:?}: {} differ, the first: {:?}",
+            differ.len(),
+            &differ[..differ.len().min(2)]
+        );
+        // Each kind of query hits something (on these dense scenes it may hit in every
+        // case).
+        let asked = queries / 4;
+        assert!(
+            hit.iter().all(|&h| h > asked / 10),
+            "{path:?}: {hit:?} of {asked}"
+        );
+    }
+}
+
+/// Queries on a knife's edge of real scenes answer as the plain traversal while the
+/// scenes change under a scene index built before: in each of 10 rounds, three
+/// transforms turn and move a little (their instances leave the world tree for the tree
+/// of moved ones), and two meshes have vertices moved (one of them every round, so that
+/// past eight edits it too leaves the world tree; its instances may be placed or kept
+/// whole, shared or not). After each round, 12 queries aim at the triangles the round
+/// changed and 12 at any triangle (`PROPERTY_SCALE` times as many for a deep run).
+#[test]
+fn queries_grazing_real_scenes_answer_as_the_plain_traversal_through_edits() {
+    let queries = cases::cases(12) as usize;
+    for (n, path) in real_scenes().iter().enumerate() {
+        let (mut scene, import) = load_gltf(path).unwrap();
+        let root = import.root;
+        scene.build_acceleration();
+        let transforms: Vec<NodeId> = scene
+            .nodes()
+            .filter(|(_, node)| node.transform().is_some())
+            .map(|(id, _)| id)
+            .collect();
+        let meshes: Vec<DrawableId> = scene
+            .drawables()
+            .filter(|(_, d)| d.as_geometry().is_some_and(|g| !g.vertices().is_empty()))
+            .map(|(id, _)| id)
+            .collect();
+        let reach = scene.node_bound(root).unwrap().radius;
+        let mut rng = Rng(0x0ed1_75ce_4e00 + n as u64);
+        let every_round = meshes[(rng.next() * meshes.len() as f64) as usize];
+        let (mut hit, mut asked) = ([0; 4], 0);
+        for round in 0..10 {
+            let mut moved = Vec::new();
+            for _ in 0..transforms.len().min(3) {
+                let t = transforms[(rng.next() * transforms.len() as f64) as usize];
+                let matrix = scene.node(t).unwrap().transform().unwrap().matrix;
+                let angle = rng.range(-0.05, 0.05);
+                let turn = DQuat::from_axis_angle(random_direction(&mut rng), angle);
+                let shift = random_direction(&mut rng) * reach * 1e-3;
+                let nudge = DMat4::from_rotation_translation(turn, shift);
+                scene.set_matrix(t, matrix * nudge).unwrap();
+                moved.push(t);
+            }
+            let other = meshes[(rng.next() * meshes.len() as f64) as usize];
+            for mesh in [every_round, other] {
+                let bound = scene.drawable_bound(mesh).unwrap();
+                let step = ((bound.max - bound.min).length() * 1e-2) as f32;
+                let vertices = scene.geometry_mut(mesh).unwrap().vertices_mut();
+                for _ in 0..3 {
+                    let v = (rng.next() * vertices.len() as f64) as usize;
+                    vertices[v] += random_direction(&mut rng).as_vec3() * step;
+                }
+            }
+            let (mut changed, mut every) = (Vec::new(), Vec::new());
+            for (path, drawable, t) in world_triangles(&scene, root) {
+                if drawable == every_round
+                    || drawable == other
+                    || path.iter().any(|node| moved.contains(node))
+                {
+                    changed.push(t);
+                }
+                every.push(t);
+            }
+            let mut differ = Vec::new();
+            for targets in [&changed, &every] {
+                if !targets.is_empty() {
+                    differ.extend(grazing_differences(
+                        &scene, root, targets, queries, &mut rng, &mut hit,
+                    ));
+                    asked += queries / 4;
+                }
+            }
+            assert!(
+                differ.is_empty(),
+                "{path:?}, round {round}: {} differ, the first: {:?}",
+                differ.len(),
+                &differ[..differ.len().min(2)]
+            );
+        }
+        assert!(
+            hit.iter().all(|&h| h > asked / 10),
+            "{path:?}: {hit:?} of {asked}"
+        );
     }
 }
 
