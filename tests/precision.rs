@@ -1419,9 +1419,9 @@ fn grazing_differences(
 /// Queries on a knife's edge of real scenes' triangles answer as the plain traversal.
 ///
 /// The test above makes up its frames and triangles; here they are the real scenes':
-/// world trees whose leaves hold four triangles in a box quantized for all of them,
-/// instances placed in world space and instances kept whole, ground strips, meshes of
-/// 40 000 triangles. Each query aims, as there, at a corner, a point of an edge or of the
+/// world trees whose leaves hold up to four triangles, their corners quantized in the
+/// leaf's box, instances placed in world space and instances kept whole, the city's
+/// ground strips, littlest_tokyo's meshes of 40 000 triangles. Each query aims, as there, at a corner, a point of an edge or of the
 /// inside of a triangle drawn at random from every instance, moved off it by 0 or
 /// 10^-15 to 10^-1 of its size: 400 queries a scene (`PROPERTY_SCALE` times as many for
 /// a deep run).
