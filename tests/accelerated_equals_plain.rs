@@ -9,25 +9,9 @@ use scene_intersect::prelude::*;
 #[path = "support/rng.rs"]
 mod rng;
 use rng::Rng;
-
-fn scenes() -> Vec<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![root.join("data/city.glb")];
-    let shared = root.join("../shared/data");
-    if shared.is_dir() {
-        for f in [
-            "truck_town.glb",
-            "zdm2.glb",
-            "littlest_tokyo.glb",
-            "milk_truck.glb",
-        ] {
-            files.push(shared.join(f));
-        }
-    } else {
-        eprintln!("skipping the shared scenes: ../shared/data is absent");
-    }
-    files
-}
+#[path = "support/scenes.rs"]
+mod scenes;
+use scenes::real_scenes;
 
 fn run<I: Intersector>(scene: &SceneGraph, root: NodeId, accelerated: bool, i: &mut I) {
     let mut v = IntersectionVisitor::new();
@@ -37,7 +21,7 @@ fn run<I: Intersector>(scene: &SceneGraph, root: NodeId, accelerated: bool, i: &
 
 #[test]
 fn accelerated_equals_plain_on_real_scenes() {
-    for path in scenes() {
+    for path in real_scenes() {
         let (scene, import) = load_gltf(&path).unwrap();
         let root = import.root;
         let bound = scene.node_bound(root).unwrap();
@@ -111,7 +95,7 @@ fn accelerated_equals_plain_on_real_scenes() {
 /// many nodes: the culled planes and the subtrees taken whole must change nothing.
 #[test]
 fn large_polytopes_taken_whole_equal_plain() {
-    for path in scenes() {
+    for path in real_scenes() {
         let (scene, import) = load_gltf(&path).unwrap();
         let root = import.root;
         let bound = scene.node_bound(root).unwrap();

@@ -26,6 +26,9 @@ mod reference;
 #[path = "support/rng.rs"]
 mod rng;
 use rng::Rng;
+#[path = "support/scenes.rs"]
+mod scenes;
+use scenes::real_scenes;
 
 /// The local frame of the tile: 6.4e6 m east, 3.2e6 m south, turned 0.7 rad about y.
 fn far() -> DMat4 {
@@ -1340,27 +1343,6 @@ fn grazing_answer(
             }
         }
     }
-}
-
-/// The real scenes: the project's city and those of ../shared/data (when it is there).
-fn real_scenes() -> Vec<std::path::PathBuf> {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut scenes = vec![root.join("data/city.glb")];
-    let shared = root.join("../shared/data");
-    if shared.is_dir() {
-        for name in [
-            "truck_town.glb",
-            "zdm2.glb",
-            "littlest_tokyo.glb",
-            "milk_truck.glb",
-            "kenney_truck_red.glb",
-        ] {
-            scenes.push(shared.join(name));
-        }
-    } else {
-        eprintln!("skipping the shared scenes: ../shared/data is absent");
-    }
-    scenes
 }
 
 /// The world triangles of `scene` under `root`, each with its node path and drawable.
