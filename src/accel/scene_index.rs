@@ -35,6 +35,14 @@
 //! stretches over a vehicle's trail: the walks over either skip detached instances,
 //! which they visit from the small tree, so neither is refitted after them.
 //!
+//! A move of the whole scene by one translation (a node on every path moved so that
+//! every instance the world tree holds keeps its linear part and moves by the same
+//! translation: a floating origin re-centred, a model dragged as a whole) detaches
+//! nothing: the world tree's frame moves by the translation instead, its records
+//! measured from the moved origin as before (see [`SceneIndex::refit_under`]).
+//! Detached, every instance would be visited whole until the next rebuild (nearest
+//! segments through littlest_tokyo took four times as long).
+//!
 //! An edited drawable's instances are detached the same way, unless every triangle
 //! still lies in its leaf's box in the world tree: then the leaf records are packed
 //! anew from the edited vertices and the instance stays (a vertex nudged, an edit that
@@ -237,7 +245,28 @@ struct EditLookup {
     /// Per whole item of the world tree, its box there (found in one scan at the first
     /// edit of a drawable with instances kept whole).
     whole_boxes: Option<HashMap<u32, Aabb>>,
+    /// Where the world tree's records were made, for moves of every instance by one
+    /// translation (made at the first move of a node on every path).
+    shift_reference: Option<ShiftReference>,
 }
+
+/// The frame origin of the world tree and every instance's translation when the tree's
+/// records were made: what [`SceneIndex::refit_under`] measures a move of the whole
+/// scene against, so that the rounding of many moves does not add up unseen.
+#[derive(Clone, Debug, PartialEq)]
+struct ShiftReference {
+    origin: DVec3,
+    translations: Vec<DVec3>,
+}
+
+/// How far, relative to the world tree's size and coordinates (in its frame), the
+/// instances of a move of the whole scene may end up from one common translation for
+/// the tree to be moved with them instead of detaching them: `2^-40`, some `2^12`
+/// units of `f64` rounding of the coordinates. The walks' `f32` margins allow for the
+/// `f32` rounding of the records, some `2^-24` of the coordinates (see
+/// [`WorldFrame`]), which dwarfs it. A move of the scene's root by a translation
+/// moves every instance by that translation to a unit or two of rounding.
+const SHIFT_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// An edited instance kept in the world tree ([`SceneIndex::refit_drawable`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -363,6 +392,9 @@ impl SceneIndex {
                     + m.whole_boxes.as_ref().map_or(0, |b| {
                         b.capacity() * (std::mem::size_of::<u32>() + std::mem::size_of::<Aabb>())
                     })
+                    + m.shift_reference.as_ref().map_or(0, |r| {
+                        r.translations.capacity() * std::mem::size_of::<DVec3>()
+                    })
             })
     }
 
@@ -399,7 +431,8 @@ impl SceneIndex {
     }
 
     /// How many boxes of the instance tree ([`bvh`](Self::bvh)) the refits since the
-    /// build have set. A move sets none (it detaches what it moves); an edit of a
+    /// build have set. A move sets none (it detaches what it moves) but a move of the
+    /// whole scene by a translation, which sets them all; an edit of a
     /// drawable whose instances stay in the world tree sets those on the paths to their
     /// leaves, at most one a level each, or every lane of every node when they are
     /// many.
@@ -417,8 +450,16 @@ impl SceneIndex {
     /// before: its first edit finds its instances among all ([`EditedInstances`]
     /// remembers them). The instance tree is left as it is: its walks skip detached
     /// instances.
+    ///
+    /// When `moved` is on every path and the move takes every instance of the world
+    /// tree by one translation, the world tree moves instead and nothing is detached
+    /// (see the module docs); the instance tree is then refitted as a whole.
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
         let mut lookup = self.take_edit_lookup();
+        if self.shift_under(scene, root, moved, &mut lookup) {
+            self.edit_lookup = Some(lookup);
+            return;
+        }
         let mut changed = Vec::new();
         let mut newly_detached = false;
         // (Every path holds `moved`: `under` found them so.)
@@ -434,28 +475,106 @@ impl SceneIndex {
                 instance.local_to_world = l2w;
                 instance.world_to_local = w2l;
             }
-            // A LOD below the moved node moved with it: its eye distances change.
-            for gate in instance.gates.iter_mut() {
-                if let Gate::Lod {
-                    node,
-                    local_to_world,
-                    ..
-                } = gate
-                {
-                    let Some(at) = instance.path.iter().position(|n| n == node) else {
-                        continue;
-                    };
-                    if instance.path[..at].contains(&moved) {
-                        if let Some((l2w, _)) = path_frame(scene, &instance.path[..=at]) {
-                            *local_to_world = l2w;
-                        }
-                    }
-                }
-            }
+            refresh_lod_gates(scene, instance, moved);
             newly_detached |= self.detach(scene, k);
         }
         self.refit_changed(&mut lookup, &changed, newly_detached);
         self.edit_lookup = Some(lookup);
+    }
+
+    /// [`refit_under`](Self::refit_under) for a move of the whole scene by one
+    /// translation (a floating origin re-centred, a model dragged as a whole): when
+    /// `moved` is on every instance's path, and every instance the world tree holds
+    /// keeps its linear part and moves by one translation (to [`SHIFT_SLACK`]), the
+    /// world tree moves with them by moving its frame's origin, and nothing is
+    /// detached. The instances' matrices, LOD gates and world boxes are recomputed as
+    /// for any move, the instance tree refitted, and the tree of detached instances
+    /// brought up to date. False, changing nothing, otherwise (and once an edit has
+    /// packed an instance's records anew, whose reference it does not keep).
+    ///
+    /// Detached instead, every instance of littlest_tokyo was visited whole from then
+    /// on, and its nearest segments took four times as long.
+    fn shift_under(
+        &mut self,
+        scene: &SceneGraph,
+        root: NodeId,
+        moved: NodeId,
+        lookup: &mut EditLookup,
+    ) -> bool {
+        if self.world.is_empty()
+            || !lookup.kept.is_empty()
+            || lookup.edited.under(moved, &self.instances).len() != self.instances.len()
+        {
+            return false;
+        }
+        let (instances, world) = (&self.instances, &self.world);
+        let reference = lookup
+            .shift_reference
+            .get_or_insert_with(|| ShiftReference {
+                origin: world.frame().origin(),
+                translations: (instances.iter())
+                    .map(|i| i.local_to_world.w_axis.truncate())
+                    .collect(),
+            });
+        // Every new frame first: a refusal changes nothing.
+        let mut frames = Vec::with_capacity(instances.len());
+        let mut shift: Option<DVec3> = None;
+        let mut spread = 0.0f64;
+        for (k, instance) in instances.iter().enumerate() {
+            if instance.path.first() != Some(&root) {
+                return false;
+            }
+            let frame = path_frame(scene, &instance.path);
+            if instance.in_world_tree() {
+                let Some((l2w, w2l)) = frame else {
+                    return false;
+                };
+                let (old_l2w, old_w2l) = (&instance.local_to_world, &instance.world_to_local);
+                let same_linear = |a: &DMat4, b: &DMat4| {
+                    a.x_axis == b.x_axis && a.y_axis == b.y_axis && a.z_axis == b.z_axis
+                };
+                if !same_linear(&l2w, old_l2w)
+                    || !same_linear(&w2l, old_w2l)
+                    || l2w.w_axis.w != old_l2w.w_axis.w
+                {
+                    return false;
+                }
+                let moved_by = l2w.w_axis.truncate() - reference.translations[k];
+                let shift = *shift.get_or_insert(moved_by);
+                spread = spread.max((moved_by - shift).abs().max_element());
+            }
+            frames.push(frame);
+        }
+        let Some(shift) = shift else {
+            return false;
+        };
+        let origin = reference.origin + shift;
+        let (min, max) = world.bounds().as_dvec3();
+        let size = (max - min).max_element() + min.abs().max(max.abs()).max_element();
+        if !(origin.is_finite() && spread <= SHIFT_SLACK * size) {
+            return false;
+        }
+        self.world.move_origin_to(origin);
+        let mut newly_detached = false;
+        for (k, frame) in frames.into_iter().enumerate() {
+            let instance = &mut self.instances[k];
+            instance.active = frame.is_some();
+            if let Some((l2w, w2l)) = frame {
+                instance.local_to_world = l2w;
+                instance.world_to_local = w2l;
+            }
+            refresh_lod_gates(scene, instance, moved);
+            if instance.in_world_tree() {
+                self.instances[k].world_box = self.new_world_box(scene, k as u32);
+            } else {
+                // Detached already, or never in the world tree (under a transform
+                // singular at the build): as any move does.
+                newly_detached |= self.detach(scene, k as u32);
+            }
+        }
+        let changed: Vec<u32> = (0..self.instances.len() as u32).collect();
+        self.refit_changed(lookup, &changed, newly_detached);
+        true
     }
 
     /// After `drawable` was edited in place or replaced (its primitives, its bound, even
@@ -606,6 +725,7 @@ impl SceneIndex {
                 detached_refits: 0,
                 kept: HashMap::new(),
                 whole_boxes: None,
+                shift_reference: None,
             })
         })
     }
@@ -1010,6 +1130,29 @@ fn path_frame(scene: &SceneGraph, path: &[NodeId]) -> Option<(DMat4, DMat4)> {
         }
     }
     Some((l2w, w2l))
+}
+
+/// The matrices `instance`'s LOD gates below `moved` keep, recomputed after `moved`'s
+/// matrix changed: a LOD below the moved node moved with it, and its eye distances
+/// change.
+fn refresh_lod_gates(scene: &SceneGraph, instance: &mut Instance, moved: NodeId) {
+    for gate in instance.gates.iter_mut() {
+        if let Gate::Lod {
+            node,
+            local_to_world,
+            ..
+        } = gate
+        {
+            let Some(at) = instance.path.iter().position(|n| n == node) else {
+                continue;
+            };
+            if instance.path[..at].contains(&moved) {
+                if let Some((l2w, _)) = path_frame(scene, &instance.path[..=at]) {
+                    *local_to_world = l2w;
+                }
+            }
+        }
+    }
 }
 
 /// A drawable box moved to world space, padded for rounding and rounded outward.

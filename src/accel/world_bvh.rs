@@ -281,6 +281,14 @@ impl WorldBvh {
         &self.frame
     }
 
+    /// Moves everything the tree holds by the translation that takes its frame's
+    /// origin to `origin` (finite): the boxes and corners, measured from the origin,
+    /// stay as they are. For a move of every instance by one translation
+    /// ([`SceneIndex::refit_under`](super::SceneIndex::refit_under)).
+    pub(crate) fn move_origin_to(&mut self, origin: DVec3) {
+        self.frame = WorldFrame::around(origin);
+    }
+
     /// The box of everything, in the tree's [`frame`](Self::frame) (empty for an empty
     /// tree).
     pub fn bounds(&self) -> Aabb {
