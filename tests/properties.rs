@@ -21,7 +21,7 @@ use glam::{DMat4, DQuat, DVec3, Vec3};
 use proptest::prelude::*;
 use reference::{Hit, Query, Traversal, CODE_PATHS};
 use scene_intersect::drawable::{PrimitiveMode, PrimitiveSet};
-use scene_intersect::graph::{DrawableId, NodeId, ReferenceFrame, SceneGraph};
+use scene_intersect::graph::{DrawableId, NodeId, NodeKind, ReferenceFrame, SceneGraph};
 use scene_intersect::intersectors::Polytope;
 use scene_intersect::visitor::{IntersectionLimit, LodSelection};
 
@@ -246,6 +246,10 @@ enum Edit {
     /// A transform's matrix becomes absolute (placed in world space whatever is above
     /// it) or relative again.
     Frame(usize, bool),
+    /// The whole scene moves by a translation, when it sits under a top transform (a
+    /// floating origin re-centred): the steps times a distance from half a unit to
+    /// `4·10^6`.
+    Translate([i8; 3], f64),
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -259,6 +263,11 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0usize..12, node_mask()).prop_map(|(k, m)| Edit::Mask(k, m)),
         (0usize..4, any::<bool>()).prop_map(|(k, on)| Edit::Toggle(k, on)),
         (0usize..8, any::<bool>()).prop_map(|(k, absolute)| Edit::Frame(k, absolute)),
+        (
+            prop::array::uniform3(-4i8..=4),
+            prop::sample::select(vec![0.5, 3.0, 1e3, 4e6])
+        )
+            .prop_map(|(p, distance)| Edit::Translate(p, distance)),
     ]
 }
 
@@ -416,6 +425,18 @@ impl Built {
                 };
                 self.scene.set_reference_frame(id, frame).unwrap();
             }
+            Edit::Translate(p, distance) => {
+                if self.extra == 1 {
+                    let Some(NodeKind::Transform(top)) =
+                        self.scene.node(self.root).map(|n| n.kind())
+                    else {
+                        unreachable!("the top is a transform");
+                    };
+                    let step = DVec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]));
+                    let m = DMat4::from_translation(step * *distance) * top.matrix;
+                    self.scene.set_matrix(self.root, m).unwrap();
+                }
+            }
         }
     }
 }
@@ -440,6 +461,20 @@ fn query() -> impl Strategy<Value = Query> {
         }),
         (point(), 0.0f64..4.0).prop_map(|(c, r)| Query::Sphere(c, r)),
     ]
+}
+
+/// `q` moved by `offset`.
+fn translated(q: &Query, offset: DVec3) -> Query {
+    match q {
+        Query::Segment(a, b) => Query::Segment(*a + offset, *b + offset),
+        Query::Sphere(c, r) => Query::Sphere(*c + offset, *r),
+        // Points p + offset satisfy n . p + d >= 0 when n . x + (d - n . offset) >= 0.
+        Query::Polytope(planes) => Query::Polytope(
+            (planes.iter())
+                .map(|p| p.truncate().extend(p.w - p.truncate().dot(offset)))
+                .collect(),
+        ),
+    }
 }
 
 /// The tolerance band of the reference: relative (barycentric units) for segments, a
@@ -644,24 +679,32 @@ proptest! {
         gating in gating(),
         q in query(),
         edits in prop::collection::vec(edit(), 1..5),
+        top in any::<bool>(),
     ) {
-        let mut built = build_with_parts(&spec, None);
+        // Under a top transform, `Translate` moves the whole scene.
+        let mut built = build_with_parts(&spec, top.then_some(DMat4::IDENTITY));
         built.gate(&gating);
         let traversal = &gating.traversal;
         for (_, run) in CODE_PATHS {
             run(&built.scene, built.root, &q, IntersectionLimit::None, traversal).unwrap();
         }
+        // Where `Translate` has moved the scene: the query moves with it.
+        let mut offset = DVec3::ZERO;
         for edit in std::iter::once(None).chain(edits.iter().map(Some)) {
             if let Some(edit) = edit {
                 built.apply(edit);
+                if let (Edit::Translate(p, distance), true) = (edit, top) {
+                    offset += DVec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2])) * *distance;
+                }
             }
             let (scene, root) = (&built.scene, built.root);
-            let plain = reference::run_plain(scene, root, &q, IntersectionLimit::None, traversal).unwrap();
-            check_under(scene, root, &q, &plain, "plain visitor", traversal)?;
+            let q = &translated(&q, offset);
+            let plain = reference::run_plain(scene, root, q, IntersectionLimit::None, traversal).unwrap();
+            check_under(scene, root, q, &plain, "plain visitor", traversal)?;
             for (name, run) in CODE_PATHS {
-                let hits = run(scene, root, &q, IntersectionLimit::None, traversal).unwrap();
+                let hits = run(scene, root, q, IntersectionLimit::None, traversal).unwrap();
                 prop_assert_eq!(&hits, &plain, "{} after {:?}", name, edit);
-                let nearest = run(scene, root, &q, IntersectionLimit::Nearest, traversal).unwrap();
+                let nearest = run(scene, root, q, IntersectionLimit::Nearest, traversal).unwrap();
                 prop_assert_eq!(nearest.first(), plain.first(), "{} after {:?}", name, edit);
             }
         }

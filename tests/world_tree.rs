@@ -970,6 +970,97 @@ fn georeferenced_scenes_are_measured_from_their_centre_and_answer_exactly() {
     assert!(pick(DVec3::new(40.5, 5.0, 0.0), DVec3::new(40.5, -5.0, 0.0)).is_empty());
 }
 
+/// The whole scene moved by translations (a floating origin re-centred, a model dragged
+/// as a whole): the world tree moves with it, nothing is detached, and every query
+/// answers as the plain traversal, near the origin, 4·10^6 units out and back; a turn
+/// of the whole scene, or a move of one part, detaches what it moves as before.
+#[test]
+fn moving_the_whole_scene_by_a_translation_moves_the_world_tree() {
+    let (mut scene, root, moving, _) = scene();
+    let top = scene
+        .add_transform("floating origin", DMat4::IDENTITY)
+        .unwrap();
+    scene.add_child(top, root).unwrap();
+    scene.build_acceleration();
+    let origin_at_build = scene.scene_index(top).unwrap().world().frame().origin();
+    let shifts = [
+        DVec3::new(7.5, -0.25, 3.0),
+        DVec3::new(4.0e6, 12.5, -3.0e6),
+        DVec3::new(4.0e6 + 0.5, 12.5, -3.0e6 + 1.0),
+        DVec3::new(-0.125, 0.0, 0.0625),
+    ];
+    for (step, shift) in shifts.into_iter().enumerate() {
+        scene
+            .set_matrix(top, DMat4::from_translation(shift))
+            .unwrap();
+        let index = scene.scene_index(top).unwrap();
+        assert_eq!(index.refit_count(), step as u64 + 1, "the same index");
+        assert!(index.detached().is_empty(), "move {step}: nothing detached");
+        let moved_by = index.world().frame().origin() - origin_at_build;
+        assert!(
+            (moved_by - shift).abs().max_element() <= 1e-9 * shift.abs().max_element(),
+            "move {step}: the frame moved by {moved_by}, the scene by {shift}"
+        );
+        let hits =
+            assert_all_queries_equal_plain_around(&scene, top, 0x5f1 + step as u64, shift, |_| {});
+        assert!(hits > 500, "move {step}: the queries must hit: {hits}");
+        // Intersectors that visit whole drawables get them from the refitted tree over
+        // the instances.
+        let (a, b) = (
+            shift + DVec3::new(-18.0, 4.0, -17.0),
+            shift + DVec3::new(18.0, -3.0, 16.0),
+        );
+        let mut whole = WholeVisits::new(LineSegmentIntersector::new(a, b).unwrap());
+        run(&mut IntersectionVisitor::new(), &scene, top, &mut whole);
+        let mut plain = LineSegmentIntersector::new(a, b).unwrap();
+        run(&mut plain_visitor(), &scene, top, &mut plain);
+        assert!(!plain.intersections().is_empty());
+        assert_eq!(
+            whole.inner.intersections(),
+            plain.intersections(),
+            "move {step}"
+        );
+    }
+    // A pick by hand, back near the origin: the quads 2 units up.
+    let last = shifts[3];
+    let mut pick = LineSegmentIntersector::new(
+        last + DVec3::new(0.3, 5.0, 0.6),
+        last + DVec3::new(0.3, -5.0, 0.6),
+    )
+    .unwrap()
+    .with_limit(IntersectionLimit::Nearest);
+    run(&mut IntersectionVisitor::new(), &scene, top, &mut pick);
+    assert_eq!(pick.intersections()[0].ratio, 0.3);
+    assert_eq!(
+        pick.intersections()[0].world_point,
+        last + DVec3::new(0.3, 2.0, 0.6)
+    );
+    // One part moved: it alone is detached.
+    scene
+        .set_matrix(moving, DMat4::from_translation(DVec3::new(1.0, 0.5, -2.0)))
+        .unwrap();
+    assert_eq!(detached_names(&scene, top), ["tilted"]);
+    assert_all_queries_equal_plain_around(&scene, top, 0x5f9, last, |_| {});
+    // The whole scene moved again: the tree moves, the part stays detached and moves
+    // with the scene.
+    let shift = DVec3::new(250.0, 0.0, 0.0);
+    scene
+        .set_matrix(top, DMat4::from_translation(shift))
+        .unwrap();
+    assert_eq!(detached_names(&scene, top), ["tilted"]);
+    assert_all_queries_equal_plain_around(&scene, top, 0x5fa, shift, |_| {});
+    // A turn of the whole scene is no translation: every instance is detached.
+    scene
+        .set_matrix(
+            top,
+            DMat4::from_rotation_translation(DQuat::from_rotation_y(0.5), shift),
+        )
+        .unwrap();
+    let index = scene.scene_index(top).unwrap();
+    assert_eq!(index.detached().len(), index.instances().len());
+    assert_all_queries_equal_plain_around(&scene, top, 0x5fb, shift, |_| {});
+}
+
 #[test]
 fn intersectors_that_do_not_walk_the_world_tree_get_whole_drawables() {
     let (scene, root, _, _) = scene();
