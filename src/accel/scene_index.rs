@@ -516,59 +516,67 @@ impl SceneIndex {
                     .map(|i| i.local_to_world.w_axis.truncate())
                     .collect(),
             });
-        // Every new frame first: a refusal changes nothing.
+        let (min, max) = world.bounds().as_dvec3();
+        let slack =
+            SHIFT_SLACK * ((max - min).max_element() + min.abs().max(max.abs()).max_element());
+        // The new frames of the instances in the world tree first, a refusal at the
+        // first that does not follow (a turn refuses at once); nothing changed until
+        // all do.
         let mut frames = Vec::with_capacity(instances.len());
         let mut shift: Option<DVec3> = None;
-        let mut spread = 0.0f64;
         for (k, instance) in instances.iter().enumerate() {
             if instance.path.first() != Some(&root) {
                 return false;
             }
-            let frame = path_frame(scene, &instance.path);
-            if instance.in_world_tree() {
-                let Some((l2w, w2l)) = frame else {
-                    return false;
-                };
-                let (old_l2w, old_w2l) = (&instance.local_to_world, &instance.world_to_local);
-                let same_linear = |a: &DMat4, b: &DMat4| {
-                    a.x_axis == b.x_axis && a.y_axis == b.y_axis && a.z_axis == b.z_axis
-                };
-                if !same_linear(&l2w, old_l2w)
-                    || !same_linear(&w2l, old_w2l)
-                    || l2w.w_axis.w != old_l2w.w_axis.w
-                {
-                    return false;
-                }
-                let moved_by = l2w.w_axis.truncate() - reference.translations[k];
-                let shift = *shift.get_or_insert(moved_by);
-                spread = spread.max((moved_by - shift).abs().max_element());
+            if !instance.in_world_tree() {
+                frames.push(None);
+                continue;
             }
-            frames.push(frame);
+            let Some((l2w, w2l)) = path_frame(scene, &instance.path) else {
+                return false;
+            };
+            let (old_l2w, old_w2l) = (&instance.local_to_world, &instance.world_to_local);
+            let same_linear = |a: &DMat4, b: &DMat4| {
+                a.x_axis == b.x_axis && a.y_axis == b.y_axis && a.z_axis == b.z_axis
+            };
+            if !same_linear(&l2w, old_l2w)
+                || !same_linear(&w2l, old_w2l)
+                || l2w.w_axis.w != old_l2w.w_axis.w
+            {
+                return false;
+            }
+            let moved_by = l2w.w_axis.truncate() - reference.translations[k];
+            let shift = *shift.get_or_insert(moved_by);
+            // (Compared so that a NaN refuses.)
+            if !(moved_by - shift).abs().cmple(DVec3::splat(slack)).all() {
+                return false;
+            }
+            frames.push(Some((l2w, w2l)));
         }
         let Some(shift) = shift else {
             return false;
         };
         let origin = reference.origin + shift;
-        let (min, max) = world.bounds().as_dvec3();
-        let size = (max - min).max_element() + min.abs().max(max.abs()).max_element();
-        if !(origin.is_finite() && spread <= SHIFT_SLACK * size) {
+        if !origin.is_finite() {
             return false;
         }
         self.world.move_origin_to(origin);
         let mut newly_detached = false;
         for (k, frame) in frames.into_iter().enumerate() {
             let instance = &mut self.instances[k];
+            // Detached already, or never in the world tree (under a transform singular
+            // at the build): moved as any move moves them, and detached.
+            let attached = frame.is_some();
+            let frame = frame.or_else(|| path_frame(scene, &instance.path));
             instance.active = frame.is_some();
             if let Some((l2w, w2l)) = frame {
                 instance.local_to_world = l2w;
                 instance.world_to_local = w2l;
             }
             refresh_lod_gates(scene, instance, moved);
-            if instance.in_world_tree() {
+            if attached {
                 self.instances[k].world_box = self.new_world_box(scene, k as u32);
             } else {
-                // Detached already, or never in the world tree (under a transform
-                // singular at the build): as any move does.
                 newly_detached |= self.detach(scene, k as u32);
             }
         }
