@@ -29,6 +29,7 @@ mod lane_stack;
 mod leaf_paths;
 mod leaf_triangles;
 mod local_ball_culler;
+mod path_frames;
 mod plane_culler;
 mod primitive_bvh;
 mod scene_index;

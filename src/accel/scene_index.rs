@@ -61,6 +61,7 @@ use super::binned_sah::ItemBox;
 use super::bvh::{Aabb, Bvh};
 use super::edited_instances::EditedInstances;
 use super::leaf_paths::LeafPaths;
+use super::path_frames::{path_frame, PathFrames};
 use super::triangle_list::TriangleList;
 use super::wide_bvh::WideBvh;
 use super::world_bvh::{RecordPlace, WorldBvh, WorldItem};
@@ -462,6 +463,7 @@ impl SceneIndex {
         }
         let mut changed = Vec::new();
         let mut newly_detached = false;
+        let mut frames = PathFrames::default();
         // (Every path holds `moved`: `under` found them so.)
         for &k in lookup.edited.under(moved, &self.instances) {
             let instance = &mut self.instances[k as usize];
@@ -469,7 +471,7 @@ impl SceneIndex {
                 continue;
             }
             changed.push(k);
-            let frame = path_frame(scene, &instance.path);
+            let frame = frames.frame(scene, &instance.path);
             instance.active = frame.is_some();
             if let Some((l2w, w2l)) = frame {
                 instance.local_to_world = l2w;
@@ -523,6 +525,7 @@ impl SceneIndex {
         // first that does not follow (a turn refuses at once); nothing changed until
         // all do.
         let mut frames = Vec::with_capacity(instances.len());
+        let mut path_frames = PathFrames::default();
         let mut shift: Option<DVec3> = None;
         for (k, instance) in instances.iter().enumerate() {
             if instance.path.first() != Some(&root) {
@@ -532,7 +535,7 @@ impl SceneIndex {
                 frames.push(None);
                 continue;
             }
-            let Some((l2w, w2l)) = path_frame(scene, &instance.path) else {
+            let Some((l2w, w2l)) = path_frames.frame(scene, &instance.path) else {
                 return false;
             };
             let (old_l2w, old_w2l) = (&instance.local_to_world, &instance.world_to_local);
@@ -562,12 +565,13 @@ impl SceneIndex {
         }
         self.world.move_origin_to(origin);
         let mut newly_detached = false;
+        let mut path_frames = PathFrames::default();
         for (k, frame) in frames.into_iter().enumerate() {
             let instance = &mut self.instances[k];
             // Detached already, or never in the world tree (under a transform singular
             // at the build): moved as any move moves them, and detached.
             let attached = frame.is_some();
-            let frame = frame.or_else(|| path_frame(scene, &instance.path));
+            let frame = frame.or_else(|| path_frames.frame(scene, &instance.path));
             instance.active = frame.is_some();
             if let Some((l2w, w2l)) = frame {
                 instance.local_to_world = l2w;
@@ -1123,21 +1127,6 @@ fn padded_outward(lo: DVec3, hi: DVec3, origin: DVec3) -> Aabb {
     } else {
         Aabb::from_f64_outward(lo - DVec3::splat(pad), hi + DVec3::splat(pad))
     }
-}
-
-/// The local-to-world matrix at the end of `path` and its inverse, computed exactly as
-/// the plain traversal does (products in path order, an inverse at each transform), or
-/// `None` when a transform on the way makes it singular.
-fn path_frame(scene: &SceneGraph, path: &[NodeId]) -> Option<(DMat4, DMat4)> {
-    let (mut l2w, mut w2l) = (DMat4::IDENTITY, DMat4::IDENTITY);
-    for &n in path {
-        if let NodeKind::Transform(t) = scene.node(n)?.kind() {
-            let (child_to_world, world_to_child) = t.frame_below(&l2w);
-            l2w = child_to_world;
-            w2l = world_to_child?;
-        }
-    }
-    Some((l2w, w2l))
 }
 
 /// The matrices `instance`'s LOD gates below `moved` keep, recomputed after `moved`'s
