@@ -468,7 +468,7 @@ fn translated(q: &Query, offset: DVec3) -> Query {
     match q {
         Query::Segment(a, b) => Query::Segment(*a + offset, *b + offset),
         Query::Sphere(c, r) => Query::Sphere(*c + offset, *r),
-        // Points p + offset satisfy n . p + d >= 0 when n . x + (d - n . offset) >= 0.
+        // x is in the moved polytope when x - offset is in q: n . (x - offset) + d >= 0.
         Query::Polytope(planes) => Query::Polytope(
             (planes.iter())
                 .map(|p| p.truncate().extend(p.w - p.truncate().dot(offset)))
