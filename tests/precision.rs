@@ -1520,6 +1520,59 @@ fn queries_grazing_real_scenes_answer_as_the_plain_traversal_through_edits() {
     }
 }
 
+/// Knife-edge queries at the real scenes' triangles after moves of the whole scene by
+/// translations (a floating origin re-centred): from a thousandth of the scene's size
+/// to 4·10^6 units out and back, the world tree moves with the scene (nothing is
+/// detached) and every query answers as the plain traversal.
+#[test]
+fn queries_grazing_real_scenes_answer_as_the_plain_traversal_after_whole_scene_moves() {
+    let queries = cases::cases(12) as usize;
+    for (n, path) in real_scenes().iter().enumerate() {
+        let (mut scene, import) = load_gltf(path).unwrap();
+        let top = scene
+            .add_transform("floating origin", DMat4::IDENTITY)
+            .unwrap();
+        scene.add_child(top, import.root).unwrap();
+        scene.build_acceleration();
+        let reach = scene.node_bound(top).unwrap().radius;
+        let mut rng = Rng(0x5_41f7 + n as u64);
+        let (mut hit, mut asked) = ([0; 4], 0);
+        let mut at = DVec3::ZERO;
+        for (round, distance) in [1e-3 * reach, 0.37 * reach, 10.0 * reach, 4e6, 0.5 * reach]
+            .into_iter()
+            .enumerate()
+        {
+            // The fourth round goes 4·10^6 units out, the fifth back near the origin.
+            at = match round {
+                3 => DVec3::new(4e6, 1e3, -3e6),
+                4 => random_direction(&mut rng) * distance,
+                _ => at + random_direction(&mut rng) * distance,
+            };
+            scene.set_matrix(top, DMat4::from_translation(at)).unwrap();
+            let index = scene.scene_index(top).unwrap();
+            assert!(
+                index.detached().is_empty(),
+                "{path:?}, round {round}: the world tree moves with the scene"
+            );
+            let targets: Vec<[DVec3; 3]> = (world_triangles(&scene, top).into_iter())
+                .map(|(_, _, t)| t)
+                .collect();
+            let differ = grazing_differences(&scene, top, &targets, queries, &mut rng, &mut hit);
+            asked += queries / 4;
+            assert!(
+                differ.is_empty(),
+                "{path:?}, round {round} (at {at}): {} differ, the first: {:?}",
+                differ.len(),
+                &differ[..differ.len().min(2)]
+            );
+        }
+        assert!(
+            hit.iter().all(|&h| h > asked / 10),
+            "{path:?}: {hit:?} of {asked}"
+        );
+    }
+}
+
 /// A frame turned at random, scaled by 10^-2 to 10^2 along each axis and placed up to
 /// `10^exponent` units from the origin, and three vertices within 10 units of its own
 /// origin.
