@@ -61,7 +61,7 @@ use super::binned_sah::ItemBox;
 use super::bvh::{Aabb, Bvh};
 use super::edited_instances::EditedInstances;
 use super::leaf_paths::LeafPaths;
-use super::path_frames::{path_frame, PathFrames};
+use super::path_frames::{path_frame, Frame, PathFrames};
 use super::triangle_list::TriangleList;
 use super::wide_bvh::WideBvh;
 use super::world_bvh::{RecordPlace, WorldBvh, WorldItem};
@@ -472,12 +472,7 @@ impl SceneIndex {
             }
             changed.push(k);
             let frame = frames.frame(scene, &instance.path);
-            instance.active = frame.is_some();
-            if let Some((l2w, w2l)) = frame {
-                instance.local_to_world = l2w;
-                instance.world_to_local = w2l;
-            }
-            refresh_lod_gates(scene, instance, moved);
+            set_frame(scene, instance, frame, moved);
             newly_detached |= self.detach(scene, k);
         }
         self.refit_changed(&mut lookup, &changed, newly_detached);
@@ -572,12 +567,7 @@ impl SceneIndex {
             // at the build): moved as any move moves them, and detached.
             let attached = frame.is_some();
             let frame = frame.or_else(|| path_frames.frame(scene, &instance.path));
-            instance.active = frame.is_some();
-            if let Some((l2w, w2l)) = frame {
-                instance.local_to_world = l2w;
-                instance.world_to_local = w2l;
-            }
-            refresh_lod_gates(scene, instance, moved);
+            set_frame(scene, instance, frame, moved);
             if attached {
                 self.instances[k].world_box = self.new_world_box(scene, k as u32);
             } else {
@@ -1127,6 +1117,18 @@ fn padded_outward(lo: DVec3, hi: DVec3, origin: DVec3) -> Aabb {
     } else {
         Aabb::from_f64_outward(lo - DVec3::splat(pad), hi + DVec3::splat(pad))
     }
+}
+
+/// Gives `instance` its new `frame` (its path's, after `moved`'s matrix changed): its
+/// matrices, or inactive under a singular one, and the matrices of its LOD gates below
+/// `moved`.
+fn set_frame(scene: &SceneGraph, instance: &mut Instance, frame: Frame, moved: NodeId) {
+    instance.active = frame.is_some();
+    if let Some((l2w, w2l)) = frame {
+        instance.local_to_world = l2w;
+        instance.world_to_local = w2l;
+    }
+    refresh_lod_gates(scene, instance, moved);
 }
 
 /// The matrices `instance`'s LOD gates below `moved` keep, recomputed after `moved`'s
