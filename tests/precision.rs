@@ -1360,6 +1360,33 @@ fn world_triangles(scene: &SceneGraph, root: NodeId) -> Vec<(Vec<NodeId>, Drawab
         .collect()
 }
 
+/// The corners of [`world_triangles`], alone.
+fn world_triangle_corners(scene: &SceneGraph, root: NodeId) -> Vec<[DVec3; 3]> {
+    (world_triangles(scene, root).into_iter())
+        .map(|(_, _, t)| t)
+        .collect()
+}
+
+/// Fails, naming `what` and the first two, when some queries' answers differ
+/// (`differ`, as [`grazing_differences`] gives them).
+fn assert_none_differ(what: &str, differ: &[String]) {
+    assert!(
+        differ.is_empty(),
+        "{what}: {} differ, the first: {:?}",
+        differ.len(),
+        &differ[..differ.len().min(2)]
+    );
+}
+
+/// Fails unless each of the four kinds of query (`hit`, as [`grazing_differences`]
+/// counts them, of `asked` each) hit something in more than a tenth of its queries.
+fn assert_every_kind_hits(what: &str, hit: &[usize; 4], asked: usize) {
+    assert!(
+        hit.iter().all(|&h| h > asked / 10),
+        "{what}: {hit:?} of {asked}"
+    );
+}
+
 /// `count` queries on a knife's edge of triangles drawn from `targets`, as in
 /// [`queries_grazing_triangles_under_any_frame_answer_as_the_plain_traversal`], each
 /// answered by the plain and the accelerated traversal; adds to `hit` the queries of
@@ -1412,28 +1439,16 @@ fn queries_grazing_real_scenes_answer_as_the_plain_traversal() {
     let queries = cases::cases(400) as usize;
     for (n, path) in real_scenes().iter().enumerate() {
         let (scene, import) = load_gltf(path).unwrap();
-        let triangles: Vec<[DVec3; 3]> = world_triangles(&scene, import.root)
-            .into_iter()
-            .map(|(_, _, t)| t)
-            .collect();
+        let triangles = world_triangle_corners(&scene, import.root);
         assert!(!triangles.is_empty(), "{path:?} has no triangles");
         let mut rng = Rng(0x6a2e_5ce4_e000 + n as u64);
         let mut hit = [0; 4];
         let differ =
             grazing_differences(&scene, import.root, &triangles, queries, &mut rng, &mut hit);
-        assert!(
-            differ.is_empty(),
-            "{path:?}: {} differ, the first: {:?}",
-            differ.len(),
-            &differ[..differ.len().min(2)]
-        );
+        assert_none_differ(&format!("{path:?}"), &differ);
         // Each kind of query hits something (on these dense scenes it may hit in every
         // case).
-        let asked = queries / 4;
-        assert!(
-            hit.iter().all(|&h| h > asked / 10),
-            "{path:?}: {hit:?} of {asked}"
-        );
+        assert_every_kind_hits(&format!("{path:?}"), &hit, queries / 4);
     }
 }
 
@@ -1506,17 +1521,9 @@ fn queries_grazing_real_scenes_answer_as_the_plain_traversal_through_edits() {
                     asked += queries / 4;
                 }
             }
-            assert!(
-                differ.is_empty(),
-                "{path:?}, round {round}: {} differ, the first: {:?}",
-                differ.len(),
-                &differ[..differ.len().min(2)]
-            );
+            assert_none_differ(&format!("{path:?}, round {round}"), &differ);
         }
-        assert!(
-            hit.iter().all(|&h| h > asked / 10),
-            "{path:?}: {hit:?} of {asked}"
-        );
+        assert_every_kind_hits(&format!("{path:?}"), &hit, asked);
     }
 }
 
@@ -1554,22 +1561,12 @@ fn queries_grazing_real_scenes_answer_as_the_plain_traversal_after_whole_scene_m
                 index.detached().is_empty(),
                 "{path:?}, round {round}: the world tree moves with the scene"
             );
-            let targets: Vec<[DVec3; 3]> = (world_triangles(&scene, top).into_iter())
-                .map(|(_, _, t)| t)
-                .collect();
+            let targets = world_triangle_corners(&scene, top);
             let differ = grazing_differences(&scene, top, &targets, queries, &mut rng, &mut hit);
             asked += queries / 4;
-            assert!(
-                differ.is_empty(),
-                "{path:?}, round {round} (at {at}): {} differ, the first: {:?}",
-                differ.len(),
-                &differ[..differ.len().min(2)]
-            );
+            assert_none_differ(&format!("{path:?}, round {round} (at {at})"), &differ);
         }
-        assert!(
-            hit.iter().all(|&h| h > asked / 10),
-            "{path:?}: {hit:?} of {asked}"
-        );
+        assert_every_kind_hits(&format!("{path:?}"), &hit, asked);
     }
 }
 
