@@ -400,8 +400,9 @@ impl WideBvh {
         };
         // (child reference, key) still to visit, the nearest on top.
         let mut stack: SmallVec<[(u32, f32); 64]> = SmallVec::new();
-        stack.push((0, WideEntries::key_below(t_root)));
-        while let Some((reference, t)) = stack.pop() {
+        // The one child a node entered, visited next without the stack.
+        let mut only = Some((0, WideEntries::key_below(t_root)));
+        while let Some((reference, t)) = only.take().or_else(|| stack.pop()) {
             if f64::from(t) > visitor.limit() {
                 continue;
             }
@@ -417,7 +418,13 @@ impl WideBvh {
             let node = &self.nodes[index as usize];
             let entries = visitor.entries(&node.boxes);
             let keys = entries.keys.to_array();
-            let (lanes, count) = farthest_first(entries.mask & node.lanes(), &keys);
+            let entered = entries.mask & node.lanes();
+            if entered != 0 && entered & (entered - 1) == 0 {
+                let lane = entered.trailing_zeros() as usize;
+                only = Some((node.children[lane], keys[lane]));
+                continue;
+            }
+            let (lanes, count) = farthest_first(entered, &keys);
             // Pushed farthest first: the nearest on top.
             for &lane in &lanes[..count] {
                 stack.push((node.children[lane], keys[lane]));

@@ -293,6 +293,11 @@ impl<'a> Walk<'_, '_, 'a> {
                 }
             }
             let inner = entered & !not_nodes;
+            if inner != 0 && inner & (inner - 1) == 0 {
+                // One child entered (a third of the visits): nothing to order.
+                current = node.reference(inner.trailing_zeros() as usize);
+                continue;
+            }
             if inner != 0 {
                 let references = [0, 1, 2, 3].map(|lane| node.reference(lane));
                 let (sorted, count) = farthest_first(inner, &keys, &references);
