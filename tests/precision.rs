@@ -1570,6 +1570,55 @@ fn queries_grazing_real_scenes_answer_as_the_plain_traversal_after_whole_scene_m
     }
 }
 
+/// Knife-edge queries at the real scenes' triangles after moves of the whole scene that
+/// turn and scale it uniformly (a model turned in a viewer, a scene scaled to other
+/// units): turned at random, scaled by a tenth to ten times, a mirror among them,
+/// placed from near the origin to 4·10^6 units out and back, the world tree's frame
+/// turns with the scene (nothing is detached) and every query answers as the plain
+/// traversal.
+#[test]
+fn queries_grazing_real_scenes_answer_as_the_plain_traversal_after_whole_scene_turns() {
+    let queries = cases::cases(12) as usize;
+    for (n, path) in real_scenes().iter().enumerate() {
+        let (mut scene, import) = load_gltf(path).unwrap();
+        let top = scene.add_transform("model", DMat4::IDENTITY).unwrap();
+        scene.add_child(top, import.root).unwrap();
+        scene.build_acceleration();
+        let reach = scene.node_bound(top).unwrap().radius;
+        let mut rng = Rng(0x7_0a2e + n as u64);
+        let (mut hit, mut asked) = ([0; 4], 0);
+        for (round, (scale, distance)) in [
+            (1.0, 0.0),
+            (10.0, 0.37 * reach),
+            (0.1, 4e6),
+            (-1.5, 10.0 * reach),
+            (0.8, 1e-3 * reach),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let turn = DQuat::from_axis_angle(random_direction(&mut rng), rng.range(0.1, 3.0));
+            let at = random_direction(&mut rng) * distance;
+            // A negative scale mirrors the scene through its origin as well.
+            let motion = DMat4::from_scale_rotation_translation(DVec3::splat(scale), turn, at);
+            scene.set_matrix(top, motion).unwrap();
+            let index = scene.scene_index(top).unwrap();
+            assert!(
+                index.detached().is_empty() && index.world().frame().is_turned(),
+                "{path:?}, round {round}: the world tree turns with the scene"
+            );
+            let targets = world_triangle_corners(&scene, top);
+            let differ = grazing_differences(&scene, top, &targets, queries, &mut rng, &mut hit);
+            asked += queries / 4;
+            assert_none_differ(
+                &format!("{path:?}, round {round} (scale {scale}, at {at})"),
+                &differ,
+            );
+        }
+        assert_every_kind_hits(&format!("{path:?}"), &hit, asked);
+    }
+}
+
 /// A frame turned at random, scaled by 10^-2 to 10^2 along each axis and placed up to
 /// `10^exponent` units from the origin, and three vertices within 10 units of its own
 /// origin.

@@ -250,6 +250,9 @@ enum Edit {
     /// floating origin re-centred): the steps times a distance from half a unit to
     /// `4·10^6`.
     Translate([i8; 3], f64),
+    /// The whole scene turns about the world origin and scales uniformly, when it sits
+    /// under a top transform (a model turned in a viewer).
+    Turn(DQuat, f64),
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -268,6 +271,11 @@ fn edit() -> impl Strategy<Value = Edit> {
             prop::sample::select(vec![0.5, 3.0, 1e3, 4e6])
         )
             .prop_map(|(p, distance)| Edit::Translate(p, distance)),
+        (
+            unit_quat(),
+            prop::sample::select(vec![1.0, 0.25, 3.0, -1.0])
+        )
+            .prop_map(|(turn, scale)| Edit::Turn(turn, scale)),
     ]
 }
 
@@ -425,19 +433,32 @@ impl Built {
                 };
                 self.scene.set_reference_frame(id, frame).unwrap();
             }
-            Edit::Translate(p, distance) => {
+            Edit::Translate(..) | Edit::Turn(..) => {
                 if self.extra == 1 {
                     let Some(NodeKind::Transform(top)) =
                         self.scene.node(self.root).map(|n| n.kind())
                     else {
                         unreachable!("the top is a transform");
                     };
-                    let step = DVec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]));
-                    let m = DMat4::from_translation(step * *distance) * top.matrix;
+                    let m = edit_motion(edit) * top.matrix;
                     self.scene.set_matrix(self.root, m).unwrap();
                 }
             }
         }
+    }
+}
+
+/// How a `Translate` or `Turn` edit moves the whole scene (the identity for the others).
+fn edit_motion(edit: &Edit) -> DMat4 {
+    match edit {
+        Edit::Translate(p, distance) => {
+            let step = DVec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]));
+            DMat4::from_translation(step * *distance)
+        }
+        Edit::Turn(turn, scale) => {
+            DMat4::from_scale_rotation_translation(DVec3::splat(*scale), *turn, DVec3::ZERO)
+        }
+        _ => DMat4::IDENTITY,
     }
 }
 
@@ -463,15 +484,21 @@ fn query() -> impl Strategy<Value = Query> {
     ]
 }
 
-/// `q` moved by `offset`.
-fn translated(q: &Query, offset: DVec3) -> Query {
+/// `q` moved by `motion`, a translation times a turn and a uniform scale.
+fn moved(q: &Query, motion: &DMat4) -> Query {
+    let scale = motion.x_axis.truncate().length();
+    // A point x is in the moved polytope when motion⁻¹ x is in q: the planes, as rows,
+    // times motion⁻¹, scaled back to unit normals.
+    let inverse = motion.inverse().transpose();
     match q {
-        Query::Segment(a, b) => Query::Segment(*a + offset, *b + offset),
-        Query::Sphere(c, r) => Query::Sphere(*c + offset, *r),
-        // x is in the moved polytope when x - offset is in q: n . (x - offset) + d >= 0.
+        Query::Segment(a, b) => {
+            Query::Segment(motion.transform_point3(*a), motion.transform_point3(*b))
+        }
+        Query::Sphere(c, r) => Query::Sphere(motion.transform_point3(*c), r * scale),
         Query::Polytope(planes) => Query::Polytope(
             (planes.iter())
-                .map(|p| p.truncate().extend(p.w - p.truncate().dot(offset)))
+                .map(|&p| inverse * p)
+                .map(|p| p / p.truncate().length())
                 .collect(),
         ),
     }
@@ -681,24 +708,24 @@ proptest! {
         edits in prop::collection::vec(edit(), 1..5),
         top in any::<bool>(),
     ) {
-        // Under a top transform, `Translate` moves the whole scene.
+        // Under a top transform, `Translate` and `Turn` move the whole scene.
         let mut built = build_with_parts(&spec, top.then_some(DMat4::IDENTITY));
         built.gate(&gating);
         let traversal = &gating.traversal;
         for (_, run) in CODE_PATHS {
             run(&built.scene, built.root, &q, IntersectionLimit::None, traversal).unwrap();
         }
-        // Where `Translate` has moved the scene: the query moves with it.
-        let mut offset = DVec3::ZERO;
+        // Where `Translate` and `Turn` have moved the scene: the query moves with it.
+        let mut motion = DMat4::IDENTITY;
         for edit in std::iter::once(None).chain(edits.iter().map(Some)) {
             if let Some(edit) = edit {
                 built.apply(edit);
-                if let (Edit::Translate(p, distance), true) = (edit, top) {
-                    offset += DVec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2])) * *distance;
+                if top {
+                    motion = edit_motion(edit) * motion;
                 }
             }
             let (scene, root) = (&built.scene, built.root);
-            let q = &translated(&q, offset);
+            let q = &moved(&q, &motion);
             let plain = reference::run_plain(scene, root, q, IntersectionLimit::None, traversal).unwrap();
             check_under(scene, root, q, &plain, "plain visitor", traversal)?;
             for (name, run) in CODE_PATHS {

@@ -28,6 +28,23 @@ pub(crate) fn path_frame(scene: &SceneGraph, path: &[NodeId]) -> Frame {
     frame
 }
 
+/// The local-to-world matrix at the end of `path` when the frame before its first node
+/// is `above` (a path's rest after a prefix whose frame was `above`), computed as
+/// [`path_frame`] computes it, without the inverses; `None` when a node is missing.
+pub(crate) fn local_to_world_after(
+    scene: &SceneGraph,
+    above: DMat4,
+    path: &[NodeId],
+) -> Option<DMat4> {
+    let mut local_to_world = above;
+    for &n in path {
+        if let NodeKind::Transform(t) = scene.node(n)?.kind() {
+            local_to_world = t.child_to_world(&local_to_world);
+        }
+    }
+    Some(local_to_world)
+}
+
 /// The frame below node `n`, whose parent's frame is `above`.
 #[inline]
 fn frame_after(scene: &SceneGraph, n: NodeId, above: (DMat4, DMat4)) -> Frame {

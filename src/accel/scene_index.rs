@@ -43,6 +43,13 @@
 //! Detached, every instance would be visited whole until the next rebuild (nearest
 //! segments through littlest_tokyo took four times as long).
 //!
+//! So does a move of the whole scene that turns or scales it uniformly (a node on the
+//! path every instance starts with, moved so that every instance the world tree holds
+//! follows one similarity since the build: a model turned in a viewer, a scene scaled
+//! to other units): the world tree's frame turns and scales with the scene (a
+//! [`WorldFrame`] may be a similarity), and queries are moved into it. Detached,
+//! nearest segments through littlest_tokyo took six times as long after a turn.
+//!
 //! An edited drawable's instances are detached the same way, unless every triangle
 //! still lies in its leaf's box in the world tree: then the leaf records are packed
 //! anew from the edited vertices and the instance stays (a vertex nudged, an edit that
@@ -54,14 +61,14 @@
 
 use std::collections::HashMap;
 
-use glam::{DMat4, DVec3, Vec3};
+use glam::{DAffine3, DMat3, DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
 use super::binned_sah::ItemBox;
 use super::bvh::{Aabb, Bvh};
 use super::edited_instances::EditedInstances;
 use super::leaf_paths::LeafPaths;
-use super::path_frames::{path_frame, Frame, PathFrames};
+use super::path_frames::{local_to_world_after, path_frame, Frame, PathFrames};
 use super::triangle_list::TriangleList;
 use super::wide_bvh::WideBvh;
 use super::world_bvh::{RecordPlace, WorldBvh, WorldItem};
@@ -224,6 +231,22 @@ pub struct SceneIndex {
     mask_edits: u64,
     /// Made at the first edit (an index never edited does not pay for it).
     edit_lookup: Option<Box<EditLookup>>,
+    /// The path every instance starts with, as at the build (`None` without instances,
+    /// or when that path's frame is singular).
+    common: Option<CommonPrefix>,
+}
+
+/// The nodes every instance's path starts with, their frame, and the world tree's frame
+/// when its records were made: what a move of the whole scene that turns or scales it
+/// is measured against ([`SceneIndex::refit_under`]), so that the rounding of many
+/// moves does not add up.
+#[derive(Clone, Debug, PartialEq)]
+struct CommonPrefix {
+    path: Box<[NodeId]>,
+    /// The local-to-world matrix at its end, at the build.
+    local_to_world: DMat4,
+    /// The world tree's frame at the build.
+    frame: WorldFrame,
 }
 
 /// What [`SceneIndex::refit_under`] and [`SceneIndex::refit_drawable`] need to find the
@@ -260,13 +283,15 @@ struct ShiftReference {
     translations: Vec<DVec3>,
 }
 
-/// How far, relative to the world tree's size and coordinates (in its frame), the
-/// instances of a move of the whole scene may end up from one common translation for
-/// the tree to be moved with them instead of detaching them: `2^-40`, some `2^12`
-/// units of `f64` rounding of the coordinates. The walks' `f32` margins allow for the
-/// `f32` rounding of the records, some `2^-24` of the coordinates (see
-/// [`WorldFrame`]), which dwarfs it. A move of the scene's root by a translation
-/// moves every instance by that translation to a unit or two of rounding.
+/// How far, relative to the world tree's size and coordinates (in its frame) and to the
+/// absolute coordinates of the instances' frames, the instances of a move of the whole
+/// scene may end up from one common translation (or similarity) for the tree to be
+/// moved with them instead of detaching them: `2^-40`, some `2^12` units of `f64`
+/// rounding of the coordinates. The walks' `f32` margins allow for the `f32` rounding
+/// of the records, some `2^-24` of the coordinates, and their pads for `2^-28` of the
+/// absolute ones (see [`WorldFrame`]), which dwarf it. A move of the scene's root by a
+/// translation moves every instance by that translation to a unit or two of rounding
+/// of their coordinates (a small model 4·10^6 units out: of those millions).
 const SHIFT_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// An edited instance kept in the world tree ([`SceneIndex::refit_drawable`]).
@@ -309,6 +334,7 @@ impl SceneIndex {
             .collect();
         let (world, id_starts) = place(scene, &mut instances);
         let id_blocks = id_blocks(&id_starts);
+        let common = common_prefix(scene, &instances, *world.frame());
         SceneIndex {
             bvh: WideBvh::from_binary(&bvh),
             instances,
@@ -321,6 +347,7 @@ impl SceneIndex {
             refitted_boxes: 0,
             mask_edits: scene.mask_edits(),
             edit_lookup: None,
+            common,
         }
     }
 
@@ -397,6 +424,9 @@ impl SceneIndex {
                         r.translations.capacity() * std::mem::size_of::<DVec3>()
                     })
             })
+            + self.common.as_ref().map_or(0, |c| {
+                std::mem::size_of::<CommonPrefix>() + std::mem::size_of_val(&*c.path)
+            })
     }
 
     /// The instances, in the leaf order of [`bvh`](Self::bvh).
@@ -433,7 +463,7 @@ impl SceneIndex {
 
     /// How many boxes of the instance tree ([`bvh`](Self::bvh)) the refits since the
     /// build have set. A move sets none (it detaches what it moves) but a move of the
-    /// whole scene by a translation, which sets them all; an edit of a
+    /// whole scene by a translation or a similarity, which sets them all; an edit of a
     /// drawable whose instances stay in the world tree sets those on the paths to their
     /// leaves, at most one a level each, or every lane of every node when they are
     /// many.
@@ -453,11 +483,14 @@ impl SceneIndex {
     /// instances.
     ///
     /// When `moved` is on every path and the move takes every instance of the world
-    /// tree by one translation, the world tree moves instead and nothing is detached
-    /// (see the module docs); the instance tree is then refitted as a whole.
+    /// tree by one translation, or by one turn and uniform scale, the world tree moves
+    /// instead and nothing is detached (see the module docs); the instance tree is
+    /// then refitted as a whole.
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
         let mut lookup = self.take_edit_lookup();
-        if self.shift_under(scene, root, moved, &mut lookup) {
+        if self.shift_under(scene, root, moved, &mut lookup)
+            || self.turn_under(scene, root, moved, &mut lookup)
+        {
             self.edit_lookup = Some(lookup);
             return;
         }
@@ -487,7 +520,8 @@ impl SceneIndex {
     /// detached. The instances' matrices, LOD gates and world boxes are recomputed as
     /// for any move, the instance tree refitted, and the tree of detached instances
     /// brought up to date. False, changing nothing, otherwise (and once an edit has
-    /// packed an instance's records anew, whose reference it does not keep).
+    /// packed an instance's records anew, whose reference it does not keep, and once the
+    /// world tree's frame has turned: see [`turn_under`](Self::turn_under)).
     ///
     /// Detached instead, every instance of littlest_tokyo was visited whole from then
     /// on, and its nearest segments took four times as long.
@@ -499,6 +533,7 @@ impl SceneIndex {
         lookup: &mut EditLookup,
     ) -> bool {
         if self.world.is_empty()
+            || self.world.frame().is_turned()
             || !lookup.kept.is_empty()
             || lookup.edited.under(moved, &self.instances).len() != self.instances.len()
         {
@@ -514,8 +549,7 @@ impl SceneIndex {
                     .collect(),
             });
         let (min, max) = world.bounds().as_dvec3();
-        let slack =
-            SHIFT_SLACK * ((max - min).max_element() + min.abs().max(max.abs()).max_element());
+        let size = (max - min).max_element() + min.abs().max(max.abs()).max_element();
         // The new frames of the instances in the world tree first, a refusal at the
         // first that does not follow (a turn refuses at once); nothing changed until
         // all do.
@@ -543,8 +577,11 @@ impl SceneIndex {
             {
                 return false;
             }
-            let moved_by = l2w.w_axis.truncate() - reference.translations[k];
+            let (now, then) = (l2w.w_axis.truncate(), reference.translations[k]);
+            let moved_by = now - then;
             let shift = *shift.get_or_insert(moved_by);
+            let absolute = now.abs().max(then.abs()).max_element();
+            let slack = SHIFT_SLACK * (size + absolute);
             // (Compared so that a NaN refuses.)
             if !(moved_by - shift).abs().cmple(DVec3::splat(slack)).all() {
                 return false;
@@ -558,7 +595,109 @@ impl SceneIndex {
         if !origin.is_finite() {
             return false;
         }
-        self.world.move_origin_to(origin);
+        self.carry(scene, moved, WorldFrame::around(origin), frames, lookup);
+        true
+    }
+
+    /// [`refit_under`](Self::refit_under) for a move of the whole scene that turns or
+    /// scales it uniformly (a model turned in a viewer, a scene scaled to other units):
+    /// when `moved` is on the path every instance starts with, the frame at that path's
+    /// end now and at the build differ by a similarity (the frame now times the
+    /// inverse of the one then), and every instance the world tree holds follows it
+    /// (its frame now is the similarity times its frame at the build, to
+    /// [`SHIFT_SLACK`] of the tree's size and coordinates over its drawable's box), the
+    /// world tree's frame is carried by the similarity ([`WorldFrame::carried_by`]) and
+    /// nothing is detached; the rest as [`shift_under`](Self::shift_under) does. False,
+    /// changing nothing, otherwise (and once an edit has packed an instance's records
+    /// anew).
+    ///
+    /// Measured against the build, not against the move before: the rounding of an
+    /// orbit of many small turns does not add up. The frames at the build are computed
+    /// again from the common path's frame then and each path's rest, whose matrices
+    /// cannot have changed while the instance stays in the world tree (a move of a node
+    /// there detaches what lies below).
+    ///
+    /// Detached instead, every instance of littlest_tokyo was visited whole from then
+    /// on, and its nearest segments took six times as long.
+    fn turn_under(
+        &mut self,
+        scene: &SceneGraph,
+        root: NodeId,
+        moved: NodeId,
+        lookup: &mut EditLookup,
+    ) -> bool {
+        let Some(common) = &self.common else {
+            return false;
+        };
+        if self.world.is_empty()
+            || !lookup.kept.is_empty()
+            || common.path.first() != Some(&root)
+            || !common.path.contains(&moved)
+        {
+            return false;
+        }
+        let Some((now, _)) = path_frame(scene, &common.path) else {
+            return false;
+        };
+        let then = DAffine3::from_mat4(common.local_to_world);
+        let motion = DAffine3::from_mat4(now) * then.inverse();
+        let Some(frame) = common.frame.carried_by(&motion) else {
+            return false;
+        };
+        let motion = DMat4::from(motion);
+        let (min, max) = self.world.bounds().as_dvec3();
+        let size = (max - min).max_element() + min.abs().max(max.abs()).max_element();
+        let size = size * frame.unit();
+        // The new frames of the instances in the world tree first, a refusal at the
+        // first that does not follow; nothing changed until all do.
+        let mut frames = Vec::with_capacity(self.instances.len());
+        let mut path_frames = PathFrames::default();
+        let rest = common.path.len();
+        for instance in &self.instances {
+            if !instance.in_world_tree() {
+                frames.push(None);
+                continue;
+            }
+            let Some((l2w, w2l)) = path_frames.frame(scene, &instance.path) else {
+                return false;
+            };
+            let Some(built) = instance
+                .path
+                .get(rest..)
+                .and_then(|path| local_to_world_after(scene, common.local_to_world, path))
+            else {
+                return false;
+            };
+            let Some(bound) = scene.drawable_bound(instance.drawable) else {
+                return false;
+            };
+            let absolute = l2w.w_axis.truncate().abs().max_element();
+            let slack = SHIFT_SLACK * (size + absolute);
+            // (Infinite when anything is not finite, a NaN slack excepted: refused too.)
+            let apart = farthest_apart(&l2w, &(motion * built), bound.min, bound.max);
+            if apart > slack || slack.is_nan() {
+                return false;
+            }
+            frames.push(Some((l2w, w2l)));
+        }
+        self.carry(scene, moved, frame, frames, lookup);
+        true
+    }
+
+    /// The end of a move of the whole scene that the world tree follows: gives the tree
+    /// `frame`, and the instances their new `frames` (those in the world tree; the others,
+    /// `None` there, are moved as any move moves them, and detached), with their LOD
+    /// gates and world boxes; refits the instance tree as a whole and brings the tree of
+    /// detached instances up to date.
+    fn carry(
+        &mut self,
+        scene: &SceneGraph,
+        moved: NodeId,
+        frame: WorldFrame,
+        frames: Vec<Frame>,
+        lookup: &mut EditLookup,
+    ) {
+        self.world.set_frame(frame);
         let mut newly_detached = false;
         let mut path_frames = PathFrames::default();
         for (k, frame) in frames.into_iter().enumerate() {
@@ -576,7 +715,6 @@ impl SceneIndex {
         }
         let changed: Vec<u32> = (0..self.instances.len() as u32).collect();
         self.refit_changed(lookup, &changed, newly_detached);
-        true
     }
 
     /// After `drawable` was edited in place or replaced (its primitives, its bound, even
@@ -601,7 +739,7 @@ impl SceneIndex {
         for &k in &changed {
             let now = self.new_world_box(scene, k);
             let kept = self.repack(scene, &mut lookup, k)
-                || self.stays_whole_in_place(&mut lookup, k, &now);
+                || self.stays_whole_in_place(scene, &mut lookup, k, &now);
             self.instances[k as usize].world_box = now;
             if !kept {
                 newly_detached |= self.mark_detached(k);
@@ -617,7 +755,13 @@ impl SceneIndex {
     /// holds for it. The walks visit a whole item through its drawable as it is now, and
     /// they only need every point of it inside that box (for a cull, a segment's entry
     /// parameter, or a polytope's planes the box is inside), as at the build.
-    fn stays_whole_in_place(&self, lookup: &mut EditLookup, k: u32, now: &Aabb) -> bool {
+    fn stays_whole_in_place(
+        &self,
+        scene: &SceneGraph,
+        lookup: &mut EditLookup,
+        k: u32,
+        now: &Aabb,
+    ) -> bool {
         let instance = &self.instances[k as usize];
         if instance.placement != Placement::Whole || instance.detached || !instance.active {
             return false;
@@ -633,7 +777,19 @@ impl SceneIndex {
             // Nothing left to hit.
             return true;
         }
-        held.contains(&whole_item_box(now, world.frame().origin()))
+        let frame = world.frame();
+        if !frame.is_turned() {
+            return held.contains(&whole_item_box(now, frame));
+        }
+        // In a turned frame, the drawable's box placed straight into it: the box of the
+        // world box, turned, would hold the item's corners and more.
+        let Some(bound) = scene.drawable_bound(instance.drawable) else {
+            return false;
+        };
+        let (lo, hi) = now.as_dvec3();
+        let pad = DVec3::splat(frame.length(rounding_pad(lo, hi)));
+        let (min, max) = frame.placed_bounds(bound.min, bound.max, &instance.local_to_world);
+        held.contains(&Aabb::from_f64_outward(min - pad, max + pad))
     }
 
     /// Keeps instance `k` in the world tree after its drawable was edited, when it is
@@ -700,7 +856,7 @@ impl SceneIndex {
             let corner = |i: u32| placed.get(i as usize).copied();
             let t = list.triangle(id - first_id)?;
             let [a, b, c] = [corner(t[0])?, corner(t[1])?, corner(t[2])?];
-            let bound = placed_triangle_box([a, b, c], frame.origin());
+            let bound = placed_triangle_box([a, b, c], &frame);
             Some(([a, b, c].map(|p| frame.point(p)), bound))
         };
         world.repack(&kept.places, moved)
@@ -941,7 +1097,7 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                         return;
                     }
                     let [a, b, c] = t.map(|i| placed[i as usize]);
-                    let bound = placed_triangle_box([a, b, c], origin);
+                    let bound = placed_triangle_box([a, b, c], &frame);
                     boxes.push(ItemBox::new(&bound));
                     items.push(WorldItem::Triangle(next_id + p));
                     corners.push(t.map(|i| base + i));
@@ -950,7 +1106,7 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                 next_id += g.primitive_count() as u32;
             }
             (Placement::Whole, _) => {
-                boxes.push(ItemBox::new(&whole_item_box(&instance.world_box, origin)));
+                boxes.push(ItemBox::new(&whole_item_box(&instance.world_box, &frame)));
                 items.push(WorldItem::Whole(k as u32));
                 corners.push([0; 3]);
             }
@@ -977,6 +1133,53 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
     }
 }
 
+/// The path every instance's path starts with (the longest), with its frame and the
+/// world tree's `frame`; `None` without instances, or when that path's frame is
+/// singular.
+fn common_prefix(
+    scene: &SceneGraph,
+    instances: &[Instance],
+    frame: WorldFrame,
+) -> Option<CommonPrefix> {
+    let first = &instances.first()?.path;
+    let mut shared = first.len();
+    for instance in &instances[1..] {
+        shared = (first[..shared].iter())
+            .zip(instance.path.iter())
+            .take_while(|(a, b)| a == b)
+            .count();
+    }
+    let path: Box<[NodeId]> = first[..shared].into();
+    let (local_to_world, _) = path_frame(scene, &path)?;
+    Some(CommonPrefix {
+        path,
+        local_to_world,
+        frame,
+    })
+}
+
+/// How far apart, at most (the largest coordinate of the difference), the affine maps
+/// `a` and `b` take a point of the box `[min, max]`: the difference map at the box's
+/// centre plus its linear part's magnitudes times the half diagonal. Infinite when
+/// either map or the box is not finite.
+fn farthest_apart(a: &DMat4, b: &DMat4, min: DVec3, max: DVec3) -> f64 {
+    let column = |k: usize| (a.col(k) - b.col(k)).truncate();
+    let (centre, half) = ((min + max) * 0.5, (max - min) * 0.5);
+    let linear = DMat3::from_cols(column(0), column(1), column(2));
+    let at_centre = linear * centre + column(3);
+    let abs = DMat3::from_cols(
+        linear.x_axis.abs(),
+        linear.y_axis.abs(),
+        linear.z_axis.abs(),
+    );
+    let apart = at_centre.abs() + abs * half;
+    if apart.is_finite() {
+        apart.max_element()
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// The world positions of an instance's vertices, as the world tree's build places
 /// them and an edit that keeps them there packs them again
 /// ([`SceneIndex::refit_drawable`]): the two must agree for the filters to hold.
@@ -989,22 +1192,38 @@ fn placed_vertices<'v>(
         .map(|v| local_to_world.transform_point3(v.as_dvec3()))
 }
 
-/// The box of a whole item with this world box in a world tree measured from
-/// `origin`, as the build takes it and an edit that keeps the item there checks it.
-fn whole_item_box(world_box: &Aabb, origin: DVec3) -> Aabb {
-    if origin == DVec3::ZERO {
+/// The box of a whole item with this world box in a world tree measured in `frame` (not
+/// turned), as the build takes it and an edit that keeps the item there checks it.
+fn whole_item_box(world_box: &Aabb, frame: &WorldFrame) -> Aabb {
+    if frame.is_world() {
         *world_box
     } else {
         let (min, max) = world_box.as_dvec3();
-        padded_outward(min, max, origin)
+        padded_outward(min, max, frame.origin())
     }
 }
 
-/// The box of a placed triangle with these world corners, measured from `origin`, as
-/// the world tree's build takes it and an edit that keeps it there checks it
-/// ([`padded_outward`]).
-fn placed_triangle_box([a, b, c]: [DVec3; 3], origin: DVec3) -> Aabb {
-    padded_outward(a.min(b).min(c), a.max(b).max(c), origin)
+/// The box of a placed triangle with these world corners in a world tree measured in
+/// `frame`, as the world tree's build takes it and an edit that keeps it there checks
+/// it (see [`padded_outward`]).
+fn placed_triangle_box([a, b, c]: [DVec3; 3], frame: &WorldFrame) -> Aabb {
+    let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
+    if !frame.is_turned() {
+        return padded_outward(lo, hi, frame.origin());
+    }
+    // The box of the corners moved into the frame (a turned triangle's box is not the
+    // turned box's), padded as in the world.
+    let (min, max) = frame.points_bounds(&[a, b, c]);
+    let pad = DVec3::splat(frame.length(rounding_pad(lo, hi)));
+    Aabb::from_f64_outward(min - pad, max + pad)
+}
+
+/// What [`padded_outward`] pads a world box `[lo, hi]` by: a billionth of its size and
+/// a trillionth of its distance from the world origin.
+#[inline]
+fn rounding_pad(lo: DVec3, hi: DVec3) -> f64 {
+    let magnitude = lo.abs().max(hi.abs());
+    (hi - lo).element_sum() * 1e-9 + magnitude.max_element() * 1e-12 + 1e-12
 }
 
 /// Whether a geometry's triangles may be placed in world space under `local_to_world`
@@ -1107,8 +1326,7 @@ fn id_blocks(id_starts: &[u32]) -> Vec<u32> {
 /// rounding to the nearest `f32` can take back, so the box still holds `[lo, hi]`
 /// padded. Non-finite results (coordinates beyond `f32`) take the careful route.
 fn padded_outward(lo: DVec3, hi: DVec3, origin: DVec3) -> Aabb {
-    let magnitude = lo.abs().max(hi.abs());
-    let pad = (hi - lo).element_sum() * 1e-9 + magnitude.max_element() * 1e-12 + 1e-12;
+    let pad = rounding_pad(lo, hi);
     let (lo, hi) = (lo - origin, hi - origin);
     let widen = DVec3::splat(pad) + lo.abs().max(hi.abs()) * (1.0 / 8_388_608.0);
     let (min, max) = ((lo - widen).as_vec3(), (hi + widen).as_vec3());

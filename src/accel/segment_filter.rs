@@ -123,7 +123,8 @@ impl SegmentFilter {
     }
 
     /// [`new`](Self::new) for a world tree measured in `frame`: the segment from the
-    /// world point `world_start` is moved into the frame, and both the boxes' pad and
+    /// world point `world_start` along the world vector `direction` is moved into the
+    /// frame (`pad` is in the frame's units, as `scale` is), and both the boxes' pad and
     /// the corners' error allow for [`WorldFrame::pad`], the exact test's rounding of
     /// the absolute coordinates that the frame's smaller ones no longer bound. In the
     /// world's own frame this is [`new`](Self::new).
@@ -156,6 +157,7 @@ impl SegmentFilter {
     ) -> SegmentFilter {
         let absolute = frame.pad();
         let start = frame.point(world_start);
+        let direction = frame.vector(direction);
         let mut filter = SegmentFilter::new(start, direction, pad + absolute, scale);
         if absolute > 0.0 {
             filter.start_error = ((f64::from(filter.start_error) + absolute) as f32).next_up();

@@ -281,12 +281,12 @@ impl WorldBvh {
         &self.frame
     }
 
-    /// Moves everything the tree holds by the translation that takes its frame's
-    /// origin to `origin` (finite): the boxes and corners, measured from the origin,
-    /// stay as they are. For a move of every instance by one translation
+    /// Moves everything the tree holds with its frame, which becomes `frame`: the boxes
+    /// and corners, measured in the frame, stay as they are. For a move of every
+    /// instance alike, by one translation or one similarity
     /// ([`SceneIndex::refit_under`](super::SceneIndex::refit_under)).
-    pub(crate) fn move_origin_to(&mut self, origin: DVec3) {
-        self.frame = WorldFrame::around(origin);
+    pub(crate) fn set_frame(&mut self, frame: WorldFrame) {
+        self.frame = frame;
     }
 
     /// The box of everything, in the tree's [`frame`](Self::frame) (empty for an empty

@@ -34,14 +34,21 @@ impl Transform {
     /// is singular or not finite (nothing below can then be intersected). Every traversal
     /// uses this one definition, so plain and accelerated paths agree bit for bit.
     pub fn frame_below(&self, parent_to_world: &DMat4) -> (DMat4, Option<DMat4>) {
-        let child_to_world = match self.reference_frame {
-            ReferenceFrame::Relative => *parent_to_world * self.matrix,
-            ReferenceFrame::Absolute => self.matrix,
-        };
+        let child_to_world = self.child_to_world(parent_to_world);
         let world_to_child = affine_inverse(&child_to_world);
         let det = child_to_world.determinant();
         let usable = det != 0.0 && det.is_finite() && world_to_child.is_finite();
         (child_to_world, usable.then_some(world_to_child))
+    }
+
+    /// The child-to-world matrix of [`frame_below`](Self::frame_below) alone (the same
+    /// product).
+    #[inline]
+    pub fn child_to_world(&self, parent_to_world: &DMat4) -> DMat4 {
+        match self.reference_frame {
+            ReferenceFrame::Relative => *parent_to_world * self.matrix,
+            ReferenceFrame::Absolute => self.matrix,
+        }
     }
 }
 

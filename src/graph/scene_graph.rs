@@ -426,7 +426,7 @@ impl SceneGraph {
     /// frame. Indices without detached instances are kept as they are.
     ///
     /// ```
-    /// use glam::{DMat4, Vec3};
+    /// use glam::{DMat4, DVec3, Vec3};
     /// use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
     /// use scene_intersect::prelude::*;
     ///
@@ -441,9 +441,9 @@ impl SceneGraph {
     /// scene.add_child(moved, geode)?;
     /// scene.add_child(root, moved)?;
     /// scene.build_acceleration();
-    /// // A turn detaches (a move of the whole scene by a translation would not: the
-    /// // world tree moves with it).
-    /// scene.set_matrix(moved, DMat4::from_rotation_y(0.5))?;
+    /// // A stretch detaches (a move of the whole scene by a translation, a turn or a
+    /// // uniform scale would not: the world tree moves with it).
+    /// scene.set_matrix(moved, DMat4::from_scale(DVec3::new(1.0, 2.0, 1.0)))?;
     /// assert_eq!(scene.scene_index(root).unwrap().detached().len(), 1);
     /// scene.rebuild_acceleration();
     /// assert!(scene.scene_index(root).unwrap().detached().is_empty());

@@ -156,17 +156,15 @@ impl PolytopeIntersector {
     /// allowance for the rounding of absolute coordinates).
     #[inline]
     fn bounds_in(&self, frame: &WorldFrame) -> Option<Aabb> {
-        if frame.origin() == DVec3::ZERO {
+        if frame.is_world() {
             return self.world_bounds;
         }
         // `world_bounds` is only ever made from these bounds, in world coordinates.
         self.world_bounds?;
         let (min, max) = self.polytope().bounds()?;
+        let (min, max) = frame.bounds(min, max);
         let pad = DVec3::splat(frame.pad());
-        Some(Aabb::from_f64_outward(
-            frame.point(min) - pad,
-            frame.point(max) + pad,
-        ))
+        Some(Aabb::from_f64_outward(min - pad, max + pad))
     }
 
     /// The filter of triangles beside the polytope, when it is a box given in world
@@ -175,12 +173,13 @@ impl PolytopeIntersector {
         // World bounds are known only for a polytope in world coordinates.
         self.world_bounds?;
         let shape = self.polytope().oriented_box()?;
-        BoxTriangleFilter::new(frame.point(shape.center), shape.half_edges(), pad, scale)
+        let half_edges = shape.half_edges().map(|e| frame.vector(e));
+        BoxTriangleFilter::new(frame.point(shape.center), half_edges, pad, scale)
     }
 
     /// The normalized world planes in the tree's `frame`.
     fn planes_in(&self, frame: &WorldFrame) -> Cow<'_, [DVec4]> {
-        if frame.origin() == DVec3::ZERO {
+        if frame.is_world() {
             return Cow::Borrowed(self.world_unit_planes());
         }
         let moved = self.world_unit_planes().iter().map(|&p| frame.plane(p));

@@ -84,7 +84,7 @@ impl LineSegmentIntersector {
         let frame = world.frame();
         let (pad, scale) = world_tree_padding(world);
         // Whole items may hold points and lines, hit within the picking tolerance.
-        let pad = self.tolerance.unwrap_or(0.0) + pad;
+        let pad = frame.length(self.tolerance.unwrap_or(0.0)) + pad;
         let filter = SegmentFilter::in_frame(
             self.world_start,
             self.world_end - self.world_start,

@@ -44,7 +44,8 @@ impl SphereIntersector {
         let frame = world.frame();
         let (pad, scale) = world_tree_padding(world);
         let pad = pad + frame.pad();
-        let ball = BallCuller::new(frame.point(self.world_center), self.radius + pad, scale);
+        let radius = frame.length(self.radius);
+        let ball = BallCuller::new(frame.point(self.world_center), radius + pad, scale);
         let triangles_wanted = self.primitive_mask.contains(PrimitiveMask::TRIANGLES);
         let mut raw = std::mem::take(&mut self.walk_scratch);
         raw.clear();
