@@ -1173,6 +1173,12 @@ fn turning_and_scaling_the_whole_scene_turns_the_world_tree() {
         .unwrap();
     assert_eq!(detached_names(&scene, top), ["tilted"]);
     assert_all_queries_equal_plain_around(&scene, top, 0x7c0, at, |_| {});
+    // Turned again, the records packed anew in the last frame hold in the next.
+    matrix = DMat4::from_rotation_z(-0.2) * matrix;
+    scene.set_matrix(top, matrix).unwrap();
+    assert_eq!(detached_names(&scene, top), ["tilted"]);
+    let at = matrix.w_axis.truncate();
+    assert_all_queries_equal_plain_around(&scene, top, 0x7c5, at, |_| {});
     scene
         .edit_vertices(flat, |vertices| vertices[100].y += 1.0)
         .unwrap();
@@ -1244,6 +1250,43 @@ fn a_part_that_stays_put_when_the_whole_scene_turns_keeps_the_world_tree_in_plac
     assert_eq!(index.detached().len(), index.instances().len());
     let hits = assert_all_queries_equal_plain_around(&scene, top, 0x7d1, DVec3::ZERO, |_| {});
     assert!(hits > 500, "the queries must hit: {hits}");
+}
+
+/// A node on every path but shared below two parents (off the path every instance
+/// starts with) moved by a translation moves the world tree; a turn of the whole scene
+/// after it, measured against the build, would miss that move: it detaches instead,
+/// and every query answers as the plain traversal.
+#[test]
+fn a_turn_after_a_shared_node_moved_the_whole_scene_detaches() {
+    let mut scene = SceneGraph::new();
+    let top = scene.add_transform("model", DMat4::IDENTITY).unwrap();
+    let root = scene.add_group("root");
+    scene.add_child(top, root).unwrap();
+    let shared = scene.add_transform("shared", DMat4::IDENTITY).unwrap();
+    let geode = scene.add_geode("grid-geode");
+    let grid = scene.add_drawable("grid", grid(20, 6.0));
+    scene.add_drawable_to_geode(geode, grid).unwrap();
+    scene.add_child(shared, geode).unwrap();
+    for (name, x) in [("left", -8.0), ("right", 8.0)] {
+        let side = scene
+            .add_transform(name, DMat4::from_translation(DVec3::new(x, 0.0, 0.0)))
+            .unwrap();
+        scene.add_child(side, shared).unwrap();
+        scene.add_child(root, side).unwrap();
+    }
+    scene.build_acceleration();
+    let lift = DMat4::from_translation(DVec3::new(0.0, 3.0, 1.0));
+    scene.set_matrix(shared, lift).unwrap();
+    assert!(
+        detached_names(&scene, top).is_empty(),
+        "a translation of both"
+    );
+    assert_all_queries_equal_plain_around(&scene, top, 0x7e1, DVec3::ZERO, |_| {});
+    let turn = DMat4::from_rotation_y(0.8);
+    scene.set_matrix(top, turn).unwrap();
+    assert_eq!(detached_names(&scene, top), ["grid", "grid"]);
+    let hits = assert_all_queries_equal_plain_around(&scene, top, 0x7e2, DVec3::ZERO, |_| {});
+    assert!(hits > 200, "the queries must hit: {hits}");
 }
 
 #[test]

@@ -595,6 +595,16 @@ impl SceneIndex {
         if !origin.is_finite() {
             return false;
         }
+        if self
+            .common
+            .as_ref()
+            .is_some_and(|c| !c.path.contains(&moved))
+        {
+            // A node on every path but off the common one (shared below different
+            // parents) moved: the paths' rests changed, and turns measured against the
+            // build would no longer hold (see `turn_under`).
+            self.common = None;
+        }
         self.carry(scene, moved, WorldFrame::around(origin), frames, lookup);
         true
     }
@@ -608,14 +618,16 @@ impl SceneIndex {
     /// [`SHIFT_SLACK`] of the tree's size and coordinates over its drawable's box), the
     /// world tree's frame is carried by the similarity ([`WorldFrame::carried_by`]) and
     /// nothing is detached; the rest as [`shift_under`](Self::shift_under) does. False,
-    /// changing nothing, otherwise (and once an edit has packed an instance's records
-    /// anew).
+    /// changing nothing, otherwise.
     ///
     /// Measured against the build, not against the move before: the rounding of an
     /// orbit of many small turns does not add up. The frames at the build are computed
     /// again from the common path's frame then and each path's rest, whose matrices
     /// cannot have changed while the instance stays in the world tree (a move of a node
-    /// there detaches what lies below).
+    /// there detaches what lies below, or, moving every instance by one translation
+    /// from a place off the common path, forgets the common path). Every frame the tree
+    /// has had since the build takes an instance's records to where its frame then put
+    /// them, so records an edit packed anew in one of them hold in the next too.
     ///
     /// Detached instead, every instance of littlest_tokyo was visited whole from then
     /// on, and its nearest segments took six times as long.
@@ -630,7 +642,6 @@ impl SceneIndex {
             return false;
         };
         if self.world.is_empty()
-            || !lookup.kept.is_empty()
             || common.path.first() != Some(&root)
             || !common.path.contains(&moved)
         {
