@@ -1570,23 +1570,35 @@ fn queries_grazing_real_scenes_answer_as_the_plain_traversal_after_whole_scene_m
     }
 }
 
-/// Knife-edge queries at the real scenes' triangles after moves of the whole scene that
-/// turn and scale it uniformly (a model turned in a viewer, a scene scaled to other
-/// units): turned at random, scaled by a tenth to ten times, a mirror among them,
-/// placed from near the origin to 4·10^6 units out and back, the world tree's frame
-/// turns with the scene (nothing is detached) and every query answers as the plain
-/// traversal.
+/// Knife-edge queries at the real scenes' triangles, built at a heading (the world tree
+/// along the scene's own axes), then after moves of the whole scene that turn and
+/// scale it uniformly (a model turned in a viewer, a scene scaled to other units):
+/// turned at random, scaled by a tenth to ten times, a mirror among them, placed from
+/// near the origin to 4·10^6 units out and back, the world tree's frame turns with the
+/// scene (nothing is detached) and every query answers as the plain traversal.
 #[test]
 fn queries_grazing_real_scenes_answer_as_the_plain_traversal_after_whole_scene_turns() {
     let queries = cases::cases(12) as usize;
     for (n, path) in real_scenes().iter().enumerate() {
         let (mut scene, import) = load_gltf(path).unwrap();
-        let top = scene.add_transform("model", DMat4::IDENTITY).unwrap();
+        // Placed at a heading and scaled, as a georeferenced model is: the world tree
+        // is built along the model's own axes, then carried by the turns.
+        let placed = DMat4::from_scale_rotation_translation(
+            DVec3::splat(1.5),
+            DQuat::from_rotation_y(0.3),
+            DVec3::new(20.0, -3.0, 7.0),
+        );
+        let top = scene.add_transform("model", placed).unwrap();
         scene.add_child(top, import.root).unwrap();
         scene.build_acceleration();
+        assert!(scene.scene_index(top).unwrap().world().frame().is_turned());
         let reach = scene.node_bound(top).unwrap().radius;
         let mut rng = Rng(0x7_0a2e + n as u64);
         let (mut hit, mut asked) = ([0; 4], 0);
+        let targets = world_triangle_corners(&scene, top);
+        let differ = grazing_differences(&scene, top, &targets, queries, &mut rng, &mut hit);
+        asked += queries / 4;
+        assert_none_differ(&format!("{path:?}, built at a heading"), &differ);
         for (round, (scale, distance)) in [
             (1.0, 0.0),
             (10.0, 0.37 * reach),

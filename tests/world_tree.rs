@@ -1214,6 +1214,57 @@ fn turning_and_scaling_the_whole_scene_turns_the_world_tree() {
     assert_all_queries_equal_plain_around(&scene, top, 0x7c3, at, |_| {});
 }
 
+/// A scene placed at a heading (its root turned off the world's axes and scaled, as a
+/// georeferenced model is) is measured along its own axes: the world tree's boxes are
+/// those of the scene unturned, and every query answers as the plain traversal. A
+/// quarter turn keeps the world's axes, along which boxes hug the scene as well.
+#[test]
+fn a_scene_placed_at_a_heading_is_measured_along_its_own_axes() {
+    let bounds_under = |top_matrix: DMat4| {
+        let (mut scene, root, _, _) = scene();
+        let top = scene.add_transform("model", top_matrix).unwrap();
+        scene.add_child(top, root).unwrap();
+        scene.build_acceleration();
+        let world = scene.scene_index(top).unwrap().world();
+        let (turned, bounds) = (world.frame().is_turned(), world.bounds());
+        (scene, top, turned, bounds)
+    };
+    let (_, _, turned, unturned) = bounds_under(DMat4::IDENTITY);
+    assert!(!turned);
+    let heading = DMat4::from_scale_rotation_translation(
+        DVec3::splat(1.5),
+        DQuat::from_rotation_y(0.3),
+        DVec3::new(40.0, 2.0, -15.0),
+    );
+    let (scene, top, turned, bounds) = bounds_under(heading);
+    assert!(turned);
+    // The tree's unit is 1.5 world units along the scene's own axes, from the world's
+    // origin: its coordinates are the scene's own, up to the move (40, 2, −15) taken
+    // back, turned and scaled.
+    let offset = DMat4::from_scale_rotation_translation(
+        DVec3::splat(1.0 / 1.5),
+        DQuat::from_rotation_y(-0.3),
+        DVec3::ZERO,
+    )
+    .transform_point3(DVec3::new(40.0, 2.0, -15.0));
+    let (min, max) = bounds.as_dvec3();
+    let (umin, umax) = unturned.as_dvec3();
+    assert!(
+        (min - offset - umin).abs().max_element() < 1e-4,
+        "{min} vs {umin}"
+    );
+    assert!(
+        (max - offset - umax).abs().max_element() < 1e-4,
+        "{max} vs {umax}"
+    );
+    let at = DVec3::new(40.0, 2.0, -15.0);
+    let hits = assert_all_queries_equal_plain_around(&scene, top, 0x7f1, at, |_| {});
+    assert!(hits > 500, "the queries must hit: {hits}");
+    let quarter = DMat4::from_rotation_y(std::f64::consts::FRAC_PI_2);
+    let (_, _, turned, _) = bounds_under(quarter);
+    assert!(!turned);
+}
+
 /// A part under an absolute transform stays where it is when the rest of the scene
 /// turns: the move does not take every instance by one similarity, so the world tree
 /// does not turn, and the moved instances are detached as any move detaches them.

@@ -48,7 +48,11 @@
 //! follows one similarity since the build: a model turned in a viewer, a scene scaled
 //! to other units): the world tree's frame turns and scales with the scene (a
 //! [`WorldFrame`] may be a similarity), and queries are moved into it. Detached,
-//! nearest segments through littlest_tokyo took six times as long after a turn.
+//! nearest segments through littlest_tokyo took six times as long after a turn. A
+//! scene built turned off the world's axes as a whole (its common path's frame turned
+//! by other than quarter turns: a model placed at a heading) is measured along its own
+//! axes from the start, its boxes as tight as unturned (nearest segments through the
+//! generated city_s10 at a heading of 0.3 took six times as long along the world's).
 //!
 //! An edited drawable's instances are detached the same way, unless every triangle
 //! still lies in its leaf's box in the world tree: then the leaf records are packed
@@ -332,9 +336,15 @@ impl SceneIndex {
             .iter()
             .filter_map(|&i| slots.get_mut(i as usize).and_then(Option::take))
             .collect();
-        let (world, id_starts) = place(scene, &mut instances);
+        let common = common_prefix(scene, &instances);
+        let axes = common.as_ref().map(|(_, local_to_world)| local_to_world);
+        let (world, id_starts) = place(scene, &mut instances, axes);
         let id_blocks = id_blocks(&id_starts);
-        let common = common_prefix(scene, &instances, *world.frame());
+        let common = common.map(|(path, local_to_world)| CommonPrefix {
+            path,
+            local_to_world,
+            frame: *world.frame(),
+        });
         SceneIndex {
             bvh: WideBvh::from_binary(&bvh),
             instances,
@@ -792,15 +802,10 @@ impl SceneIndex {
         if !frame.is_turned() {
             return held.contains(&whole_item_box(now, frame));
         }
-        // In a turned frame, the drawable's box placed straight into it: the box of the
-        // world box, turned, would hold the item's corners and more.
         let Some(bound) = scene.drawable_bound(instance.drawable) else {
             return false;
         };
-        let (lo, hi) = now.as_dvec3();
-        let pad = DVec3::splat(frame.length(rounding_pad(lo, hi)));
-        let (min, max) = frame.placed_bounds(bound.min, bound.max, &instance.local_to_world);
-        held.contains(&Aabb::from_f64_outward(min - pad, max + pad))
+        held.contains(&turned_whole_item_box(frame, &bound, instance, now))
     }
 
     /// Keeps instance `k` in the world tree after its drawable was edited, when it is
@@ -1032,7 +1037,11 @@ fn refit_tree(
 
 /// Places the instances' triangles in a world tree (see the module docs), setting each
 /// instance's [`Placement`]; returns the tree and the id starts.
-fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>) {
+fn place(
+    scene: &SceneGraph,
+    instances: &mut [Instance],
+    axes: Option<&DMat4>,
+) -> (WorldBvh, Vec<u32>) {
     // How often each drawable is placed: a shared mesh stays whole (see `placeable`).
     let mut uses: std::collections::HashMap<DrawableId, u32> = std::collections::HashMap::new();
     for instance in instances.iter() {
@@ -1082,6 +1091,10 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
         }
     }
     let frame = WorldFrame::for_bounds(&scene_box);
+    // A scene turned off the world's axes as a whole (a model placed at a heading, a
+    // city georeferenced with one) is measured along its own axes: its boxes hug it
+    // as they would unturned.
+    let frame = axes.and_then(|m| frame.along(m)).unwrap_or(frame);
     let origin = frame.origin();
     let items_count = triangles as usize + whole;
     let mut boxes = Vec::with_capacity(items_count);
@@ -1117,7 +1130,13 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
                 next_id += g.primitive_count() as u32;
             }
             (Placement::Whole, _) => {
-                boxes.push(ItemBox::new(&whole_item_box(&instance.world_box, &frame)));
+                let held = match scene.drawable_bound(instance.drawable) {
+                    Some(b) if frame.is_turned() => {
+                        turned_whole_item_box(&frame, &b, instance, &instance.world_box)
+                    }
+                    _ => whole_item_box(&instance.world_box, &frame),
+                };
+                boxes.push(ItemBox::new(&held));
                 items.push(WorldItem::Whole(k as u32));
                 corners.push([0; 3]);
             }
@@ -1144,14 +1163,9 @@ fn place(scene: &SceneGraph, instances: &mut [Instance]) -> (WorldBvh, Vec<u32>)
     }
 }
 
-/// The path every instance's path starts with (the longest), with its frame and the
-/// world tree's `frame`; `None` without instances, or when that path's frame is
-/// singular.
-fn common_prefix(
-    scene: &SceneGraph,
-    instances: &[Instance],
-    frame: WorldFrame,
-) -> Option<CommonPrefix> {
+/// The path every instance's path starts with (the longest), with the local-to-world
+/// matrix at its end; `None` without instances, or when that path's frame is singular.
+fn common_prefix(scene: &SceneGraph, instances: &[Instance]) -> Option<(Box<[NodeId]>, DMat4)> {
     let first = &instances.first()?.path;
     let mut shared = first.len();
     for instance in &instances[1..] {
@@ -1162,11 +1176,7 @@ fn common_prefix(
     }
     let path: Box<[NodeId]> = first[..shared].into();
     let (local_to_world, _) = path_frame(scene, &path)?;
-    Some(CommonPrefix {
-        path,
-        local_to_world,
-        frame,
-    })
+    Some((path, local_to_world))
 }
 
 /// How far apart, at most (the largest coordinate of the difference), the affine maps
@@ -1204,7 +1214,8 @@ fn placed_vertices<'v>(
 }
 
 /// The box of a whole item with this world box in a world tree measured in `frame` (not
-/// turned), as the build takes it and an edit that keeps the item there checks it.
+/// turned: see [`turned_whole_item_box`]), as the build takes it and an edit that keeps
+/// the item there checks it.
 fn whole_item_box(world_box: &Aabb, frame: &WorldFrame) -> Aabb {
     if frame.is_world() {
         *world_box
@@ -1212,6 +1223,22 @@ fn whole_item_box(world_box: &Aabb, frame: &WorldFrame) -> Aabb {
         let (min, max) = world_box.as_dvec3();
         padded_outward(min, max, frame.origin())
     }
+}
+
+/// [`whole_item_box`] in a turned `frame`, for `instance` whose drawable's box is
+/// `bound` and world box `world_box`: the drawable's box placed straight into the
+/// frame (the box of the world box, turned, would hold the item's corners and more),
+/// padded as [`padded_outward`] pads the world box.
+fn turned_whole_item_box(
+    frame: &WorldFrame,
+    bound: &crate::bounding::BoundingBox,
+    instance: &Instance,
+    world_box: &Aabb,
+) -> Aabb {
+    let (lo, hi) = world_box.as_dvec3();
+    let pad = DVec3::splat(frame.length(rounding_pad(lo, hi)));
+    let (min, max) = frame.placed_bounds(bound.min, bound.max, &instance.local_to_world);
+    Aabb::from_f64_outward(min - pad, max + pad)
 }
 
 /// The box of a placed triangle with these world corners in a world tree measured in

@@ -24,7 +24,9 @@
 //! stay as they were and its frame turns with them
 //! ([`SceneIndex::refit_under`](super::SceneIndex::refit_under)). Queries are then
 //! moved into the tree's coordinates: points and directions by the frame's inverse,
-//! lengths by its scale, planes by its transpose.
+//! lengths by its scale, planes by its transpose. A scene built turned as a whole (a
+//! model placed at a heading) is measured along its own axes from the start
+//! ([`WorldFrame::along`]), where its boxes hug it as they would unturned.
 
 use std::cmp::Ordering;
 
@@ -79,6 +81,34 @@ struct Similarity {
 /// the tree's `f32` margins allow for.
 const SIMILARITY_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
 
+/// How close to a world axis each axis of a frame must lie for [`WorldFrame::along`] to
+/// keep the world's axes: its largest coordinate at least `1 − 10^-12` of its length,
+/// within some `1.4·10^-6` radians.
+const AXIS_SLACK: f64 = 1e-12;
+
+/// The scale of `linear` when it is a turn (or mirror) times a uniform scale, its
+/// columns at right angles and of one length to [`SIMILARITY_SLACK`] of their
+/// squares; `None` otherwise (or when anything is not finite).
+fn similarity_scale(linear: &DMat3) -> Option<f64> {
+    let columns = [linear.x_axis, linear.y_axis, linear.z_axis];
+    let square = columns.iter().map(|c| c.length_squared()).sum::<f64>() / 3.0;
+    let slack = SIMILARITY_SLACK * square;
+    for i in 0..3 {
+        for j in i..3 {
+            let expected = if i == j { square } else { 0.0 };
+            let gap = (columns[i].dot(columns[j]) - expected).abs();
+            // (A NaN, in the gap or the slack, refuses.)
+            if !matches!(
+                gap.partial_cmp(&slack),
+                Some(Ordering::Less | Ordering::Equal)
+            ) {
+                return None;
+            }
+        }
+    }
+    Some(square.sqrt())
+}
+
 /// What a turned frame's [`WorldFrame::length`] adds, relative to the length, for the
 /// frame's departure from an exact similarity (at most [`SIMILARITY_SLACK`]) and the
 /// rounding of the maps.
@@ -123,28 +153,18 @@ impl WorldFrame {
     /// assert!(WorldFrame::default().carried_by(&squash).is_none());
     /// ```
     pub fn carried_by(&self, motion: &DAffine3) -> Option<WorldFrame> {
-        let linear = motion.matrix3;
-        let columns = [linear.x_axis, linear.y_axis, linear.z_axis];
-        let square = columns.iter().map(|c| c.length_squared()).sum::<f64>() / 3.0;
-        let slack = SIMILARITY_SLACK * square;
-        for i in 0..3 {
-            for j in i..3 {
-                let expected = if i == j { square } else { 0.0 };
-                let gap = (columns[i].dot(columns[j]) - expected).abs();
-                // (A NaN, in the gap or the slack, refuses.)
-                if !matches!(
-                    gap.partial_cmp(&slack),
-                    Some(Ordering::Less | Ordering::Equal)
-                ) {
-                    return None;
-                }
-            }
-        }
+        let scale = similarity_scale(&motion.matrix3)?;
         let (to_world, scale) = match &self.similarity {
-            Some(s) => (linear * s.to_world, square.sqrt() * s.scale),
-            None => (linear, square.sqrt()),
+            Some(s) => (motion.matrix3 * s.to_world, scale * s.scale),
+            None => (motion.matrix3, scale),
         };
-        let origin = motion.transform_point3(self.origin);
+        WorldFrame::similar(motion.transform_point3(self.origin), to_world, scale)
+    }
+
+    /// The frame with this origin whose unit vectors are the columns of `to_world`, a
+    /// turn (or mirror) times `scale`; `None` when anything is not finite or the scale
+    /// not positive.
+    fn similar(origin: DVec3, to_world: DMat3, scale: f64) -> Option<WorldFrame> {
         let to_tree = DAffine3::from_mat3_translation(to_world, origin).inverse();
         let usable = scale > 0.0
             && scale.is_finite()
@@ -159,6 +179,37 @@ impl WorldFrame {
                 scale,
             }),
         })
+    }
+
+    /// This frame turned and scaled to the axes and unit of `local_to_world` (a frame's
+    /// local-to-world matrix, affine), about its origin, when that matrix's linear part
+    /// is a similarity (see [`carried_by`](Self::carried_by)) that turns the axes off
+    /// the world's (each of its axes more than a millionth of a turn from a world
+    /// axis); `None` otherwise (a turn by quarter turns, a mirror or a scale alone leave
+    /// boxes along the world's axes as good as along its own).
+    ///
+    /// ```
+    /// use glam::{DMat4, DVec3};
+    /// use scene_intersect::accel::WorldFrame;
+    ///
+    /// let heading = DMat4::from_rotation_y(0.3) * DMat4::from_scale(DVec3::splat(2.0));
+    /// let frame = WorldFrame::default().along(&heading).unwrap();
+    /// // One unit along the model's own x axis is one unit along the tree's.
+    /// let x = frame.point(heading.transform_point3(DVec3::X));
+    /// assert!((x - DVec3::X).length() < 1e-12);
+    /// // A quarter turn keeps the world's axes.
+    /// assert!(WorldFrame::default().along(&DMat4::from_rotation_y(std::f64::consts::FRAC_PI_2)).is_none());
+    /// ```
+    pub fn along(&self, local_to_world: &DMat4) -> Option<WorldFrame> {
+        let linear = DAffine3::from_mat4(*local_to_world).matrix3;
+        let columns = [linear.x_axis, linear.y_axis, linear.z_axis];
+        let aligned = columns
+            .iter()
+            .all(|c| c.abs().max_element() >= c.length() * (1.0 - AXIS_SLACK));
+        if aligned || self.similarity.is_some() {
+            return None;
+        }
+        WorldFrame::similar(self.origin, linear, similarity_scale(&linear)?)
     }
 
     /// The frame for a scene whose world box is `bounds`: the world's own (origin zero)
