@@ -77,8 +77,8 @@ struct Similarity {
 
 /// How far a linear map's columns may be from a turn times one common scale, relative
 /// to that scale's square, for [`WorldFrame::carried_by`] to take it for a similarity:
-/// `2^-40`, some thousands of units of `f64` rounding, and a hundred thousandth of what
-/// the tree's `f32` margins allow for.
+/// `2^-40`, some thousands of units of `f64` rounding, and `2^-16` of the `f32`
+/// rounding the tree's margins allow for.
 const SIMILARITY_SLACK: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// How close to a world axis each axis of a frame must lie for [`WorldFrame::along`] to
@@ -125,8 +125,8 @@ impl WorldFrame {
 
     /// This frame carried by `motion`, a map of the world onto itself that turns (or
     /// mirrors) and scales uniformly, to the rounding of `f64` (its columns at right
-    /// angles and of one length to `2^-40` of their squares): the frame in which the tree's records, made for the
-    /// world before `motion`, hold the world after it. `None` when `motion` is no such
+    /// angles and of one length to `2^-40` of their squares): the frame in which the
+    /// tree's records, made for the world before `motion`, hold the world after it. `None` when `motion` is no such
     /// map (an uneven scale, a shear, a singular or non-finite map), whose balls would
     /// not stay balls in the tree.
     ///
@@ -184,8 +184,8 @@ impl WorldFrame {
     /// This frame turned and scaled to the axes and unit of `local_to_world` (a frame's
     /// local-to-world matrix, affine), about its origin, when that matrix's linear part
     /// is a similarity (see [`carried_by`](Self::carried_by)) that turns the axes off
-    /// the world's (each of its axes more than a millionth of a turn from a world
-    /// axis); `None` otherwise (a turn by quarter turns, a mirror or a scale alone leave
+    /// the world's (an axis more than some `1.4·10^-6` radians from every world axis);
+    /// `None` otherwise (a turn by quarter turns, a mirror or a scale alone leave
     /// boxes along the world's axes as good as along its own).
     ///
     /// ```
@@ -198,7 +198,8 @@ impl WorldFrame {
     /// let x = frame.point(heading.transform_point3(DVec3::X));
     /// assert!((x - DVec3::X).length() < 1e-12);
     /// // A quarter turn keeps the world's axes.
-    /// assert!(WorldFrame::default().along(&DMat4::from_rotation_y(std::f64::consts::FRAC_PI_2)).is_none());
+    /// let quarter = DMat4::from_rotation_y(std::f64::consts::FRAC_PI_2);
+    /// assert!(WorldFrame::default().along(&quarter).is_none());
     /// ```
     pub fn along(&self, local_to_world: &DMat4) -> Option<WorldFrame> {
         let linear = DAffine3::from_mat4(*local_to_world).matrix3;
