@@ -109,6 +109,19 @@ fn similarity_scale(linear: &DMat3) -> Option<f64> {
     Some(square.sqrt())
 }
 
+/// The box holding the box `[min, max]` moved by `map`: around the moved centre, the
+/// half diagonal through the map's magnitudes, grown by [`LENGTH_SLACK`] of the
+/// coordinates for the map's rounding and by `pad`.
+fn mapped_box(map: &DAffine3, min: DVec3, max: DVec3, pad: f64) -> (DVec3, DVec3) {
+    let centre = map.transform_point3((min + max) * 0.5);
+    let m = map.matrix3;
+    let abs = DMat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs());
+    let half = abs * ((max - min) * 0.5);
+    let pad = (centre.abs() + half).max_element() * LENGTH_SLACK + pad;
+    let half = half + DVec3::splat(pad);
+    (centre - half, centre + half)
+}
+
 /// What a turned frame's [`WorldFrame::length`] adds, relative to the length, for the
 /// frame's departure from an exact similarity (at most [`SIMILARITY_SLACK`]) and the
 /// rounding of the maps.
@@ -295,14 +308,7 @@ impl WorldFrame {
         let Some(s) = &self.similarity else {
             return (self.point(min), self.point(max));
         };
-        let (centre, half) = ((min + max) * 0.5, (max - min) * 0.5);
-        let centre = s.to_tree.transform_point3(centre);
-        let m = s.to_tree.matrix3;
-        let abs = DMat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs());
-        let half = abs * half;
-        let pad = (centre.abs() + half).max_element() * LENGTH_SLACK;
-        let half = half + DVec3::splat(pad);
-        (centre - half, centre + half)
+        mapped_box(&s.to_tree, min, max, 0.0)
     }
 
     /// The box holding, in the tree's coordinates, the box `[min, max]` of a frame
@@ -315,13 +321,7 @@ impl WorldFrame {
             None => DAffine3::from_translation(-self.origin),
         };
         let map = to_tree * DAffine3::from_mat4(*local_to_world);
-        let centre = map.transform_point3((min + max) * 0.5);
-        let m = map.matrix3;
-        let abs = DMat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs());
-        let half = abs * ((max - min) * 0.5);
-        let pad = (centre.abs() + half).max_element() * LENGTH_SLACK + self.pad();
-        let half = half + DVec3::splat(pad);
-        (centre - half, centre + half)
+        mapped_box(&map, min, max, self.pad())
     }
 
     /// The box holding the world `points` in the tree's coordinates: the box of the
