@@ -1265,11 +1265,10 @@ fn a_scene_placed_at_a_heading_is_measured_along_its_own_axes() {
     assert!(!turned);
 }
 
-/// A part under an absolute transform stays where it is when the rest of the scene
-/// turns: the move does not take every instance by one similarity, so the world tree
-/// does not turn, and the moved instances are detached as any move detaches them.
-#[test]
-fn a_part_that_stays_put_when_the_whole_scene_turns_keeps_the_world_tree_in_place() {
+/// The test scene under a transform "model", with a ground under an absolute transform
+/// beside the rest (it stays where it is when the model moves). Returns the scene and
+/// the model's transform.
+fn scene_with_a_pinned_ground() -> (SceneGraph, NodeId) {
     let (mut scene, root, _, _) = scene();
     let top = scene.add_transform("model", DMat4::IDENTITY).unwrap();
     scene.add_child(top, root).unwrap();
@@ -1287,20 +1286,72 @@ fn a_part_that_stays_put_when_the_whole_scene_turns_keeps_the_world_tree_in_plac
     scene.add_drawable_to_geode(geode, ground).unwrap();
     scene.add_child(pinned, geode).unwrap();
     scene.add_child(root, pinned).unwrap();
+    (scene, top)
+}
+
+/// A part under an absolute transform stays where it is when the rest of the scene
+/// turns: it alone is detached, and the world tree turns with the rest, through
+/// further turns and moves; every query answers as the plain traversal.
+#[test]
+fn a_part_that_stays_put_when_the_whole_scene_turns_is_detached_alone() {
+    let (mut scene, top) = scene_with_a_pinned_ground();
     scene.build_acceleration();
+    let attached = |scene: &SceneGraph| {
+        let index = scene.scene_index(top).unwrap();
+        index.instances().len() - index.detached().len()
+    };
+    let before = attached(&scene);
     let turn = DMat4::from_scale_rotation_translation(
         DVec3::splat(1.5),
         DQuat::from_rotation_y(0.7),
         DVec3::new(1.0, 0.0, 2.0),
     );
-    scene.set_matrix(top, turn).unwrap();
+    let moves = [
+        turn,
+        // A translation after the turn, then a second turn with a mirror.
+        DMat4::from_translation(DVec3::new(-3.0, 0.5, 1.0)) * turn,
+        DMat4::from_scale(DVec3::new(-0.5, 0.5, 0.5)) * DMat4::from_rotation_x(0.2) * turn,
+    ];
+    for (k, matrix) in moves.into_iter().enumerate() {
+        scene.set_matrix(top, matrix).unwrap();
+        assert!(scene.scene_index(top).unwrap().world().frame().is_turned());
+        assert_eq!(detached_names(&scene, top), ["ground"], "move {k}");
+        assert_eq!(attached(&scene), before - 1, "move {k}");
+        let hits = assert_all_queries_equal_plain_around(
+            &scene,
+            top,
+            0x7d1 + k as u64,
+            DVec3::ZERO,
+            |_| {},
+        );
+        assert!(hits > 500, "the queries must hit: {hits}");
+    }
+    // An uneven scale is no similarity: everything below the moved node is detached.
+    scene
+        .set_matrix(top, DMat4::from_scale(DVec3::new(1.0, 2.0, 1.0)))
+        .unwrap();
     let index = scene.scene_index(top).unwrap();
-    assert!(!index.world().frame().is_turned());
-    // Every instance below the moved node is detached; the pinned ground too, whose
-    // path holds it (though its frame did not change).
     assert_eq!(index.detached().len(), index.instances().len());
-    let hits = assert_all_queries_equal_plain_around(&scene, top, 0x7d1, DVec3::ZERO, |_| {});
+    let hits = assert_all_queries_equal_plain_around(&scene, top, 0x7d9, DVec3::ZERO, |_| {});
     assert!(hits > 500, "the queries must hit: {hits}");
+}
+
+/// The same for a translation of the whole scene, which the ground does not follow
+/// either: it alone is detached.
+#[test]
+fn a_part_that_stays_put_when_the_whole_scene_moves_is_detached_alone() {
+    let (mut scene, top) = scene_with_a_pinned_ground();
+    scene.build_acceleration();
+    for (k, x) in [4.0, -7.5].into_iter().enumerate() {
+        let shift = DVec3::new(x, 0.25, 2.0);
+        scene
+            .set_matrix(top, DMat4::from_translation(shift))
+            .unwrap();
+        assert_eq!(detached_names(&scene, top), ["ground"], "move {k}");
+        let hits =
+            assert_all_queries_equal_plain_around(&scene, top, 0x7e1 + k as u64, shift, |_| {});
+        assert!(hits > 500, "the queries must hit: {hits}");
+    }
 }
 
 /// A node on every path but shared below two parents (off the path every instance

@@ -53,6 +53,8 @@
 //! by other than quarter turns: a model placed at a heading) is measured along its own
 //! axes from the start, its boxes as tight as unturned (nearest segments through the
 //! generated city_s10 at a heading of 0.3 took six times as long along the world's).
+//! A part that does not follow such a move (under an absolute transform, it stays
+//! put) is detached alone, and the rest of the scene keeps the world tree.
 //!
 //! An edited drawable's instances are detached the same way, unless every triangle
 //! still lies in its leaf's box in the world tree: then the leaf records are packed
@@ -494,8 +496,10 @@ impl SceneIndex {
     ///
     /// When `moved` is on every path and the move takes every instance of the world
     /// tree by one translation, or by one turn and uniform scale, the world tree moves
-    /// instead and nothing is detached (see the module docs); the instance tree is
-    /// then refitted as a whole.
+    /// instead and nothing is detached (see the module docs); when it is on the path
+    /// every instance starts with, the parts that do not follow such a move are
+    /// detached and the world tree moves with the rest. The instance tree is then
+    /// refitted as a whole.
     pub fn refit_under(&mut self, scene: &SceneGraph, root: NodeId, moved: NodeId) {
         let mut lookup = self.take_edit_lookup();
         if self.shift_under(scene, root, moved, &mut lookup)
@@ -623,12 +627,13 @@ impl SceneIndex {
     /// scales it uniformly (a model turned in a viewer, a scene scaled to other units):
     /// when `moved` is on the path every instance starts with, the frame at that path's
     /// end now and at the build differ by a similarity (the frame now times the
-    /// inverse of the one then), and every instance the world tree holds follows it
-    /// (its frame now is the similarity times its frame at the build, to
-    /// [`SHIFT_SLACK`] of the tree's size and coordinates over its drawable's box), the
-    /// world tree's frame is carried by the similarity ([`WorldFrame::carried_by`]) and
-    /// nothing is detached; the rest as [`shift_under`](Self::shift_under) does. False,
-    /// changing nothing, otherwise.
+    /// inverse of the one then), and an instance the world tree holds follows it (its
+    /// frame now is the similarity times its frame at the build, to [`SHIFT_SLACK`] of
+    /// the tree's size and coordinates over its drawable's box), the world tree's frame
+    /// is carried by the similarity ([`WorldFrame::carried_by`]); the instances that do
+    /// not follow (a part under an absolute transform, which stays put) are detached,
+    /// and the rest is done as [`shift_under`](Self::shift_under) does it. False,
+    /// changing nothing, when none follows.
     ///
     /// Measured against the build, not against the move before: the rounding of an
     /// orbit of many small turns does not add up. The frames at the build are computed
@@ -640,7 +645,9 @@ impl SceneIndex {
     /// them, so records an edit packed anew in one of them hold in the next too.
     ///
     /// Detached instead, every instance of littlest_tokyo was visited whole from then
-    /// on, and its nearest segments took six times as long.
+    /// on, and its nearest segments took six times as long. (A translation is a
+    /// similarity too: a translation of the whole scene that `shift_under` refuses for
+    /// a part that stays put comes here, and detaches only that part.)
     fn turn_under(
         &mut self,
         scene: &SceneGraph,
@@ -669,45 +676,44 @@ impl SceneIndex {
         let (min, max) = self.world.bounds().as_dvec3();
         let size = (max - min).max_element() + min.abs().max(max.abs()).max_element();
         let size = size * frame.unit();
-        // The new frames of the instances in the world tree first, a refusal at the
-        // first that does not follow; nothing changed until all do.
+        // The new frames of the instances in the world tree that follow; `None` for the
+        // others, which `carry` detaches. Nothing changed unless one follows.
         let mut frames = Vec::with_capacity(self.instances.len());
         let mut path_frames = PathFrames::default();
         let rest = common.path.len();
+        let mut followers = 0usize;
         for instance in &self.instances {
-            if !instance.in_world_tree() {
-                frames.push(None);
-                continue;
-            }
-            let Some((l2w, w2l)) = path_frames.frame(scene, &instance.path) else {
-                return false;
+            let follows = |(l2w, w2l): (DMat4, DMat4)| {
+                let built = instance
+                    .path
+                    .get(rest..)
+                    .and_then(|path| local_to_world_after(scene, common.local_to_world, path))?;
+                let bound = scene.drawable_bound(instance.drawable)?;
+                let absolute = l2w.w_axis.truncate().abs().max_element();
+                let slack = SHIFT_SLACK * (size + absolute);
+                // (Infinite when anything is not finite; a NaN slack does not follow.)
+                let apart = farthest_apart(&l2w, &(motion * built), bound.min, bound.max);
+                (apart <= slack).then_some((l2w, w2l))
             };
-            let Some(built) = instance
-                .path
-                .get(rest..)
-                .and_then(|path| local_to_world_after(scene, common.local_to_world, path))
-            else {
-                return false;
-            };
-            let Some(bound) = scene.drawable_bound(instance.drawable) else {
-                return false;
-            };
-            let absolute = l2w.w_axis.truncate().abs().max_element();
-            let slack = SHIFT_SLACK * (size + absolute);
-            // (Infinite when anything is not finite, a NaN slack excepted: refused too.)
-            let apart = farthest_apart(&l2w, &(motion * built), bound.min, bound.max);
-            if apart > slack || slack.is_nan() {
-                return false;
-            }
-            frames.push(Some((l2w, w2l)));
+            let frame = instance
+                .in_world_tree()
+                .then(|| path_frames.frame(scene, &instance.path))
+                .flatten()
+                .and_then(follows);
+            followers += usize::from(frame.is_some());
+            frames.push(frame);
+        }
+        if followers == 0 {
+            return false;
         }
         self.carry(scene, moved, frame, frames, lookup);
         true
     }
 
     /// The end of a move of the whole scene that the world tree follows: gives the tree
-    /// `frame`, and the instances their new `frames` (those in the world tree; the others,
-    /// `None` there, are moved as any move moves them, and detached), with their LOD
+    /// `frame`, and the instances their new `frames` (those in the world tree that follow
+    /// the move; the others, `None` there, are moved as any move moves them, and
+    /// detached), with their LOD
     /// gates and world boxes; refits the instance tree as a whole and brings the tree of
     /// detached instances up to date.
     fn carry(
