@@ -6,7 +6,7 @@
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::accel::{Placement, WorldChild};
-use scene_intersect::drawable::Drawable;
+use scene_intersect::drawable::{Drawable, Geometry, PrimitiveMode, PrimitiveSet};
 use scene_intersect::intersectors::{AnyIntersector, PrimitiveKind};
 use scene_intersect::prelude::*;
 
@@ -1352,6 +1352,100 @@ fn a_part_that_stays_put_when_the_whole_scene_moves_is_detached_alone() {
             assert_all_queries_equal_plain_around(&scene, top, 0x7e1 + k as u64, shift, |_| {});
         assert!(hits > 500, "the queries must hit: {hits}");
     }
+}
+
+/// A drawable with nothing to hit when the index is built (no finite vertex, no
+/// primitive set) is hit once an edit gives it something, whichever way the edit
+/// comes: its instances were collected with an empty box, out of the world tree, and
+/// the edit detaches them. (The `edits` fuzzer's `points-first-finite-after-an-edit`:
+/// two points, each with a NaN coordinate, one moved to a grid point through
+/// `geometry_mut`; the index held no instance of them, and the accelerated
+/// traversals missed the point the plain one hit.)
+#[test]
+fn drawables_with_nothing_to_hit_at_the_build_are_hit_after_an_edit_gives_them_some() {
+    let (mut scene, root, _, _) = scene();
+    let nan = Vec3::new(0.5, f32::NAN, 0.5);
+    let points = Geometry::new(vec![nan, nan, nan])
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Points, 0, 3))
+        .unwrap();
+    let triangles = Geometry::new(vec![nan, nan, nan])
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+        .unwrap();
+    let bare = Geometry::new(vec![
+        Vec3::new(-3.0, 1.0, -3.0),
+        Vec3::new(3.0, 1.0, -3.0),
+        Vec3::new(0.0, 1.0, 3.0),
+    ]);
+    let mut added = Vec::new();
+    for (name, geometry, shared) in [
+        ("points", points, true),
+        ("triangle", triangles, false),
+        ("bare", bare, false),
+    ] {
+        let d = scene.add_drawable(name, geometry);
+        let geode = scene.add_geode(format!("{name}-geode"));
+        scene.add_drawable_to_geode(geode, d).unwrap();
+        scene.add_child(root, geode).unwrap();
+        if shared {
+            let turned = scene
+                .add_transform(format!("{name}-turned"), DMat4::from_rotation_y(0.5))
+                .unwrap();
+            scene.add_child(turned, geode).unwrap();
+            scene.add_child(root, turned).unwrap();
+        }
+        added.push(d);
+    }
+    scene.build_acceleration();
+    let hits_of = |scene: &SceneGraph, d: DrawableId| {
+        let mut hits = 0;
+        for accelerated in [false, true] {
+            let mut visitor = IntersectionVisitor::new();
+            visitor.set_use_acceleration(accelerated);
+            let mut ball = SphereIntersector::new(DVec3::new(0.0, 1.0, 0.0), 4.0).unwrap();
+            visitor.apply(scene, root, &mut ball).unwrap();
+            let found = (ball.intersections().iter())
+                .filter(|h| h.drawable == d)
+                .count();
+            if accelerated {
+                assert_eq!(found, hits, "{:?}", scene.drawable_name(d));
+            }
+            hits = found;
+        }
+        hits
+    };
+    for &d in &added {
+        assert_eq!(hits_of(&scene, d), 0);
+    }
+    // Each made hittable its own way: in place through `geometry_mut` (refitted at the
+    // next use), through `edit_geometry`, and given a primitive set.
+    let finite = [
+        Vec3::new(0.5, 1.0, 0.5),
+        Vec3::new(-0.5, 1.0, 0.5),
+        Vec3::new(0.0, 1.0, -0.5),
+    ];
+    scene
+        .geometry_mut(added[0])
+        .unwrap()
+        .vertices_mut()
+        .copy_from_slice(&finite);
+    scene
+        .edit_geometry(added[1], |g| g.vertices_mut().copy_from_slice(&finite))
+        .unwrap();
+    scene
+        .edit_geometry(added[2], |g| {
+            g.add_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(hits_of(&scene, added[0]), 6, "three points under two paths");
+    assert_eq!(hits_of(&scene, added[1]), 1);
+    assert_eq!(hits_of(&scene, added[2]), 1);
+    assert_eq!(
+        detached_names(&scene, root),
+        ["bare", "points", "points", "triangle"]
+    );
+    let hits = assert_all_queries_equal_plain(&scene, root, 0x7f1, |_| {});
+    assert!(hits > 500, "the queries must hit: {hits}");
 }
 
 /// A node on every path but shared below two parents (off the path every instance

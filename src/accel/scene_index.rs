@@ -114,7 +114,8 @@ pub enum Placement {
     /// It is a whole item of the world tree, visited through its drawable.
     Whole,
     /// It is not in the world tree (under a singular transform when the index was
-    /// built: the plain traversal never reaches it).
+    /// built, or its drawable had nothing to hit then: the plain traversal never
+    /// reaches it; an edit that changes that detaches it).
     Absent,
 }
 
@@ -1512,7 +1513,10 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
             }
             NodeKind::Geode { drawables } => {
                 for &d in drawables {
-                    let Some(b) = scene.drawable_bound(d).filter(|b| !b.is_empty()) else {
+                    // A drawable with nothing to hit yet (no primitives, no finite
+                    // vertex) is kept, with an empty box and out of the world tree, so
+                    // that an edit that gives it some finds its instances.
+                    let Some(b) = scene.drawable_bound(d) else {
                         continue;
                     };
                     out.push(Instance {
@@ -1520,7 +1524,7 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
                         drawable: d,
                         local_to_world: p.local_to_world,
                         world_to_local: p.world_to_local,
-                        world_box: if p.singular {
+                        world_box: if p.singular || b.is_empty() {
                             Aabb::EMPTY
                         } else {
                             world_box(&b, &p.local_to_world)
