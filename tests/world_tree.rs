@@ -6,7 +6,7 @@
 
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use scene_intersect::accel::{Placement, WorldChild};
-use scene_intersect::drawable::{Drawable, Geometry, PrimitiveMode, PrimitiveSet};
+use scene_intersect::drawable::Drawable;
 use scene_intersect::intersectors::{AnyIntersector, PrimitiveKind};
 use scene_intersect::prelude::*;
 
@@ -740,15 +740,22 @@ fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
         }
     });
     assert_eq!(refits(&scene), 6);
-    // Handed out, then a child added under the root: that edit drops the index (its
-    // instances change), parked or not, and the next query builds a fresh one.
+    // Handed out, then a child added under the root: the parked index is brought up to
+    // date with the new instance at its next use (one refit), then refitted for the
+    // edit (another): the new instance is detached, and so are the edited mesh's two
+    // others, whose corner left their boxes in the world tree.
     scene.geometry_mut(small).unwrap().vertices_mut()[0].z = 5.0;
     let extra = scene.add_geode("extra");
     scene.add_drawable_to_geode(extra, small).unwrap();
     scene.add_child(root, extra).unwrap();
     assert_all_queries_equal_plain(&scene, root, 0x6d06, |_| {});
+    assert_eq!(refits(&scene), 8, "restructured and refitted, not rebuilt");
+    let detached = ["flat", "small", "small", "small", "tilted"];
+    assert_eq!(detached_names(&scene, root), detached);
+    scene.rebuild_acceleration();
     assert_eq!(refits(&scene), 0, "rebuilt");
     assert_eq!(detached_names(&scene, root), Vec::<String>::new());
+    assert_all_queries_equal_plain(&scene, root, 0x6d07, |_| {});
     // A geometry asked of a drawable of another kind: an error, and the index neither
     // dropped (a rebuild counts no refit) nor parked (its next use would refit it).
     struct Custom;
@@ -760,11 +767,16 @@ fn drawables_handed_out_mutably_keep_the_index_refitted_at_its_next_use() {
     let custom = scene.add_drawable("custom", Custom);
     scene.add_drawable_to_geode(extra, custom).unwrap();
     scene.set_matrix(moving, DMat4::IDENTITY).unwrap();
-    assert_eq!(refits(&scene), 0, "rebuilt after the geode changed");
+    assert_eq!(
+        refits(&scene),
+        2,
+        "restructured after the geode changed, then moved"
+    );
+    assert_eq!(detached_names(&scene, root), ["custom", "tilted"]);
     scene.set_matrix(moving, m).unwrap();
-    assert_eq!(refits(&scene), 1);
+    assert_eq!(refits(&scene), 3);
     assert!(scene.geometry_mut(custom).is_err());
-    assert_eq!(refits(&scene), 1, "neither rebuilt nor refitted");
+    assert_eq!(refits(&scene), 3, "neither rebuilt nor refitted");
     assert_all_queries_equal_plain(&scene, root, 0x6d07, |_| {});
 }
 
@@ -1733,4 +1745,146 @@ fn a_segment_through_more_triangles_than_one_batch_hits_every_one_in_order() {
     for limit in LIMITS {
         assert_eq!(hits(true, limit), hits(false, limit), "{limit:?}");
     }
+}
+
+/// The number of refits of the index of `root` (0 right after a build).
+fn refit_count(scene: &SceneGraph, root: NodeId) -> u64 {
+    scene.scene_index(root).unwrap().refit_count()
+}
+
+/// Structural edits keep the index: a vehicle added under the root is a new instance,
+/// detached (visited whole), and the world tree is not built again; taken away, its
+/// instance is removed (never visited again); a switch child turned off and on, and
+/// a transform made absolute, are brought in as well. Every query answers as the plain
+/// traversal after each edit, and `rebuild_acceleration` puts it all back in a world
+/// tree of its own.
+#[test]
+fn structural_edits_keep_the_index_and_detach_what_they_add() {
+    let (mut scene, root, moving, flat_t) = scene();
+    scene.build_acceleration();
+    let instances = scene.scene_index(root).unwrap().instances().len();
+    let world_nodes = scene.scene_index(root).unwrap().world().nodes().len();
+    // A vehicle: a transform over a geode of a new mesh.
+    let vehicle = scene
+        .add_transform(
+            "vehicle",
+            DMat4::from_translation(DVec3::new(1.0, 0.5, -2.0)),
+        )
+        .unwrap();
+    let body = scene.add_drawable("body", grid(3, 1.5));
+    let geode = scene.add_geode("body-geode");
+    scene.add_drawable_to_geode(geode, body).unwrap();
+    scene.add_child(vehicle, geode).unwrap();
+    scene.add_child(root, vehicle).unwrap();
+    let hits = assert_all_queries_equal_plain(&scene, root, 0x7a1, |_| {});
+    assert!(hits > 500, "the queries must hit: {hits}");
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!(index.refit_count(), 1, "restructured, not rebuilt");
+    assert_eq!(index.instances().len(), instances + 1);
+    assert_eq!(index.world().nodes().len(), world_nodes);
+    assert_eq!(detached_names(&scene, root), ["body"]);
+    // It moves as any detached instance moves: the index is refitted.
+    scene
+        .set_matrix(vehicle, DMat4::from_translation(DVec3::new(-4.0, 0.5, 3.0)))
+        .unwrap();
+    assert_eq!(refit_count(&scene, root), 2);
+    assert_all_queries_equal_plain(&scene, root, 0x7a2, |_| {});
+    // Taken away again: removed, never visited; the scene answers as before it came.
+    scene.remove_child(root, vehicle).unwrap();
+    assert_all_queries_equal_plain(&scene, root, 0x7a3, |_| {});
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!(index.refit_count(), 3);
+    assert_eq!(index.removed_count(), 1);
+    assert!(index.instances().iter().any(|i| i.removed));
+    assert!(detached_names(&scene, root).is_empty());
+    // Transforms made absolute under the root group, whose frames stay as they were:
+    // nothing to detach.
+    scene
+        .set_reference_frame(flat_t, ReferenceFrame::Absolute)
+        .unwrap();
+    scene
+        .set_reference_frame(moving, ReferenceFrame::Absolute)
+        .unwrap();
+    assert_all_queries_equal_plain(&scene, root, 0x7a4, |_| {});
+    assert!(detached_names(&scene, root).is_empty());
+    assert_eq!(refit_count(&scene, root), 4);
+    // The tilted grid's transform moved under a lifted parent and made relative again:
+    // a new path (its old instance removed, a new one detached).
+    let parent = scene
+        .add_transform("parent", DMat4::from_translation(DVec3::new(0.0, 2.0, 0.0)))
+        .unwrap();
+    scene.remove_child(root, moving).unwrap();
+    scene.add_child(parent, moving).unwrap();
+    scene.add_child(root, parent).unwrap();
+    scene
+        .set_reference_frame(moving, ReferenceFrame::Relative)
+        .unwrap();
+    assert_all_queries_equal_plain(&scene, root, 0x7a5, |_| {});
+    assert_eq!(detached_names(&scene, root), ["tilted"]);
+    assert_eq!(scene.scene_index(root).unwrap().removed_count(), 2);
+    scene.rebuild_acceleration();
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!(index.refit_count(), 0);
+    assert_eq!(index.removed_count(), 0);
+    assert!(index.detached().is_empty());
+    assert_all_queries_equal_plain(&scene, root, 0x7a6, |_| {});
+}
+
+/// A transform's reference frame changed above placed instances moves them: they are
+/// detached, and answer as the plain traversal; a switch child turned off and on
+/// detaches nothing.
+#[test]
+fn structural_edits_that_change_frames_detach_and_switches_detach_nothing() {
+    let (mut scene, root, moving, _) = scene();
+    // The grids under a switch, under a lifted transform.
+    let top = scene
+        .add_transform("top", DMat4::from_translation(DVec3::new(0.5, 1.0, 0.0)))
+        .unwrap();
+    let switch = scene.add_switch("switch");
+    scene.add_child(top, switch).unwrap();
+    scene.add_child(switch, root).unwrap();
+    scene.build_acceleration();
+    scene.set_switch_child(switch, 0, false).unwrap();
+    assert_all_queries_equal_plain(&scene, top, 0x7b1, |_| {});
+    scene.set_switch_child(switch, 0, true).unwrap();
+    assert_all_queries_equal_plain(&scene, top, 0x7b2, |_| {});
+    assert_eq!(refit_count(&scene, top), 2, "restructured, not rebuilt");
+    assert!(detached_names(&scene, top).is_empty());
+    // Made absolute under the lifted transform: the tilted grid's frame drops the lift.
+    scene
+        .set_reference_frame(moving, ReferenceFrame::Absolute)
+        .unwrap();
+    let hits = assert_all_queries_equal_plain(&scene, top, 0x7b3, |_| {});
+    assert!(hits > 500, "the queries must hit: {hits}");
+    assert_eq!(detached_names(&scene, top), ["tilted"]);
+    assert_eq!(refit_count(&scene, top), 3);
+}
+
+/// Structural edits that would leave more than a quarter of the instances detached
+/// build the index afresh instead.
+#[test]
+fn structural_edits_that_add_many_instances_rebuild_the_index() {
+    let (mut scene, root, _, _) = scene();
+    scene.build_acceleration();
+    let before = scene.scene_index(root).unwrap().instances().len();
+    // Twelve small meshes, then a query: more than eight, and more than a quarter.
+    for k in 0..12 {
+        let t = scene
+            .add_transform(
+                format!("extra-{k}"),
+                DMat4::from_translation(DVec3::new(k as f64 - 6.0, 1.0, 0.0)),
+            )
+            .unwrap();
+        let d = scene.add_drawable(format!("extra-{k}"), grid(2, 0.4));
+        let g = scene.add_geode(format!("extra-{k}-geode"));
+        scene.add_drawable_to_geode(g, d).unwrap();
+        scene.add_child(t, g).unwrap();
+        scene.add_child(root, t).unwrap();
+    }
+    let hits = assert_all_queries_equal_plain(&scene, root, 0x7c1, |_| {});
+    assert!(hits > 500, "the queries must hit: {hits}");
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!(index.refit_count(), 0, "rebuilt");
+    assert_eq!(index.instances().len(), before + 12);
+    assert!(index.detached().is_empty());
 }

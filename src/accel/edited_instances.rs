@@ -10,7 +10,7 @@ use crate::graph::{DrawableId, NodeId};
 
 /// The instances under each node moved so far, and those of each drawable edited so
 /// far. Valid while the instances do not change: for one index (a rebuild makes a new
-/// one; refits keep the paths and drawables).
+/// one; refits keep the paths and drawables; a restructured index starts a new one).
 ///
 /// Only edited nodes and drawables are remembered: a table of every transform of every
 /// path took 2.3 bytes per triangle on the generated cities (paths of seven nodes, five
@@ -82,10 +82,11 @@ fn table_bytes<K>(table: &HashMap<K, Box<[u32]>>) -> usize {
     table.capacity() * std::mem::size_of::<(K, Box<[u32]>)>() + lists * std::mem::size_of::<u32>()
 }
 
-/// The positions in `instances` of those `wanted` picks.
+/// The positions in `instances` of those `wanted` picks (never a removed one: no edit
+/// changes what is no longer in the graph).
 fn positions(instances: &[Instance], wanted: impl Fn(&Instance) -> bool) -> Box<[u32]> {
     (instances.iter().enumerate())
-        .filter(|(_, instance)| wanted(instance))
+        .filter(|(_, instance)| !instance.removed && wanted(instance))
         .map(|(k, _)| k as u32)
         .collect()
 }

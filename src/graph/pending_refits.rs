@@ -13,11 +13,17 @@
 //!
 //! * a query's first use of the index (through `&SceneGraph`, hence the lock: several
 //!   threads may query at once, and the node's `OnceLock` lets one of them take it);
-//! * the next edit that refits or drops indices (through `&mut SceneGraph`: a moved
-//!   transform, an edited drawable, a structural edit).
+//! * the next edit that refits indices (through `&mut SceneGraph`: a moved transform,
+//!   an edited drawable).
 //!
 //! A parked index is refitted for the drawables as the caller left them, exactly as
-//! the closure forms refit at the end of theirs.
+//! the closure forms refit at the end of theirs. Structural edits (children linked or
+//! unlinked, drawables put in or taken out of geodes, a switch child turned, a
+//! reference frame changed) park the indices above them here too, or mark the one
+//! parked already, so that the next use brings each up to date with the graph
+//! ([`SceneIndex::restructure`]) before it refits it for its drawables, rather than
+//! building it afresh: 0.1 ms against 90 ms for a part added to littlest_tokyo and the
+//! query after it.
 //!
 //! An edited drawable's own [`PrimitiveBvh`] is parked here too, by the hand-outs and
 //! by the closure forms, and refitted at its next use ([`PrimitiveBvh::refit`], 15 to
@@ -48,6 +54,8 @@ pub(crate) struct Parked {
     index: Box<SceneIndex>,
     /// The drawables handed out since the index was parked, each once.
     edited: SmallVec<[DrawableId; 2]>,
+    /// Whether structural edits changed the graph below `node` since.
+    restructured: bool,
 }
 
 impl Parked {
@@ -56,9 +64,14 @@ impl Parked {
         self.node
     }
 
-    /// The index, refitted for every drawable handed out since it was parked.
+    /// The index, refitted for every drawable handed out since it was parked, after
+    /// it was brought up to date with the structural edits since
+    /// ([`SceneIndex::restructure`]; built afresh when that declines).
     pub fn refitted(self, scene: &SceneGraph) -> Box<SceneIndex> {
         let mut index = self.index;
+        if self.restructured && !index.restructure(scene, self.node) {
+            return Box::new(SceneIndex::build(scene, self.node));
+        }
         for &drawable in &self.edited {
             index.refit_drawable(scene, drawable);
         }
@@ -91,12 +104,33 @@ impl PendingRefits {
                 node,
                 index,
                 edited: SmallVec::from_slice(&[drawable]),
+                restructured: false,
             }),
             None => {
                 if let Some(p) = parked.iter_mut().find(|p| p.node == node) {
                     if !p.edited.contains(&drawable) {
                         p.edited.push(drawable);
                     }
+                }
+            }
+        }
+    }
+
+    /// Parks `index`, just taken from `node`, because the graph below it changed in
+    /// structure (see [`SceneIndex::restructure`]); or, when `index` is `None`, marks
+    /// the index already parked for `node`, if there is one, as restructured.
+    pub fn park_restructured(&mut self, node: NodeId, index: Option<Box<SceneIndex>>) {
+        let parked = self.parked_mut();
+        match index {
+            Some(index) => parked.push(Parked {
+                node,
+                index,
+                edited: SmallVec::new(),
+                restructured: true,
+            }),
+            None => {
+                if let Some(p) = parked.iter_mut().find(|p| p.node == node) {
+                    p.restructured = true;
                 }
             }
         }

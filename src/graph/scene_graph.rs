@@ -367,7 +367,8 @@ impl SceneGraph {
 
     /// The instance index of the subgraph under `root`, built on first use (see
     /// [`SceneIndex`]); `None` for an unknown id. Moved transforms and edited drawables
-    /// below `root` refit it; structural edits drop it.
+    /// below `root` refit it; structural edits park it, to be brought up to date at its
+    /// next use ([`SceneIndex::restructure`]).
     pub fn scene_index(&self, root: NodeId) -> Option<&SceneIndex> {
         let node = self.nodes.get(root)?;
         Some(
@@ -408,14 +409,16 @@ impl SceneGraph {
         });
     }
 
-    /// Rebuilds the scene indices that moves and edits have detached instances from,
-    /// then does what [`build_acceleration`](Self::build_acceleration) does.
+    /// Rebuilds the scene indices that moves and edits have detached instances from (or
+    /// structural edits removed instances from), then does what
+    /// [`build_acceleration`](Self::build_acceleration) does.
     ///
     /// A moved transform keeps the index, and so does an edited drawable: the moved
     /// instances, and the edited ones whose triangles left their leaves in the world
     /// tree (or that were edited more than eight times) or, for drawables the tree keeps
     /// whole, whose box left the one it holds for them, are detached from the world tree
-    /// and visited whole through their own trees from then on (see [`SceneIndex`]).
+    /// and visited whole through their own trees from then on (see [`SceneIndex`]). So
+    /// are the instances structural edits add ([`SceneIndex::restructure`]).
     /// That is right for things that keep moving, but slower for a scene that has
     /// settled: after littlest_tokyo's biggest mesh (41 000 of its 142 000 triangles)
     /// was lifted by a thousandth of the scene's size, segments through the scene took
@@ -451,7 +454,8 @@ impl SceneGraph {
     /// ```
     pub fn rebuild_acceleration(&mut self) {
         for node in self.nodes.values_mut() {
-            if node.index.get().is_some_and(|i| !i.detached().is_empty()) {
+            let unsettled = |i: &SceneIndex| !i.detached().is_empty() || i.removed_count() > 0;
+            if node.index.get().is_some_and(|i| unsettled(i)) {
                 node.index = OnceLock::new();
             }
         }
@@ -1162,17 +1166,20 @@ impl SceneGraph {
         }
     }
 
-    /// Drops the cached bound and instance index of `id` and of every ancestor. The walk
-    /// goes all the way to the roots: an index can outlive the bounds below it (a refit
-    /// keeps it while bounds are dropped), so no "uncached here, uncached above" shortcut
-    /// holds.
+    /// After a structural edit at `id`: drops the cached bound of `id` and of every
+    /// ancestor, and parks their instance indices to be brought up to date at their
+    /// next use ([`SceneIndex::restructure`]) rather than built afresh. The walk goes
+    /// all the way to the roots: an index can outlive the bounds below it (a refit
+    /// keeps it while bounds are dropped), so no "uncached here, uncached above"
+    /// shortcut holds.
     fn invalidate_node(&mut self, id: NodeId) {
         for n in self.self_and_ancestors(id) {
+            let mut index = None;
             if let Some(node) = self.nodes.get_mut(n) {
-                node.index.take();
+                index = node.index.take();
                 node.bound.take();
             }
-            self.pending.forget(n);
+            self.pending.park_restructured(n, index);
         }
     }
 
