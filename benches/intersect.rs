@@ -942,6 +942,66 @@ fn print_moves(benches: &mut [Bench]) {
     println!();
 }
 
+/// Milliseconds a structural edit takes with the scene index's next use, which brings
+/// the index up to date (`SceneIndex::restructure`): a marker (one triangle under a
+/// transform) added under the root, then taken away again, [`STRUCTURAL_EDITS`] times
+/// each, the median; and a build of the index afresh, which such an edit cost before.
+/// The markers stay in the index, removed, until the next rebuild.
+fn print_structural_edits(benches: &mut [Bench]) {
+    for b in benches.iter_mut() {
+        let Some(bound) = b.scene.node_bound(b.root) else {
+            continue;
+        };
+        let marker = Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y])
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))
+            .expect("three vertices");
+        let drawable = b.scene.add_drawable("marker", marker);
+        let (mut added, mut removed) = (Vec::new(), Vec::new());
+        for k in 0..STRUCTURAL_EDITS {
+            let (Ok(t), geode) = (
+                b.scene
+                    .add_transform(format!("marker-{k}"), DMat4::from_translation(bound.center)),
+                b.scene.add_geode(format!("marker-{k}-geode")),
+            ) else {
+                return;
+            };
+            let linked = b.scene.add_drawable_to_geode(geode, drawable).is_ok()
+                && b.scene.add_child(t, geode).is_ok();
+            let time = |b: &mut Bench, edit: &dyn Fn(&mut SceneGraph) -> bool| {
+                let start = Instant::now();
+                let done = edit(&mut b.scene);
+                std::hint::black_box(b.scene.scene_index(b.root));
+                done.then(|| start.elapsed().as_secs_f64() * 1e3)
+            };
+            let root = b.root;
+            let (Some(add), Some(remove)) = (
+                time(b, &|s| linked && s.add_child(root, t).is_ok()),
+                time(b, &|s| s.remove_child(root, t).is_ok()),
+            ) else {
+                return;
+            };
+            added.push(add);
+            removed.push(remove);
+        }
+        added.sort_by(f64::total_cmp);
+        removed.sort_by(f64::total_cmp);
+        let start = Instant::now();
+        std::hint::black_box(SceneIndex::build(&b.scene, b.root));
+        let build = start.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "structure {:>12} a marker added under the root: {:.3} ms, taken away: {:.3} ms, each with the index's next use; a build of the index: {build:.3} ms",
+            b.name,
+            added[STRUCTURAL_EDITS / 2],
+            removed[STRUCTURAL_EDITS / 2],
+        );
+    }
+    println!();
+}
+
+/// How many markers [`print_structural_edits`] adds and takes away (the median of as
+/// many times).
+const STRUCTURAL_EDITS: usize = 7;
+
 // ----- the C++ peers: OpenSceneGraph and Embree ----------------------------------------
 
 /// Writes the scene's flattened triangles, its meshes and the ratio table's [`TABLE`]
@@ -1168,6 +1228,7 @@ fn bench_all(c: &mut Criterion) {
     // Last: the moved and edited instances stay detached from the world tree until the
     // next rebuild, which would slow the queries above on the cities.
     print_moves(&mut benches);
+    print_structural_edits(&mut benches);
 }
 
 criterion_group!(benches, bench_all);

@@ -792,9 +792,9 @@ impl SceneIndex {
     /// whole from the tree of detached instances; one no longer found is
     /// [`removed`](Instance::removed), never visited again. Nothing else is touched.
     /// A part added to littlest_tokyo (or taken away), with the query after it, took
-    /// 90 ms with the build of the whole index this replaces, and takes 0.1 ms; on the
-    /// generated city_s10, whose 71 718 instances are collected and matched again, 140
-    /// against 88 ms.
+    /// 80–90 ms with the build of the whole index this replaces, and takes 0.1 ms; on
+    /// the generated city_s10, whose 71 718 instances are collected and matched again,
+    /// it takes 90–100 ms against a build's 120–140 ms (the bench's `structure` lines).
     ///
     /// False when the instances detached afterwards would be more than eight and a
     /// quarter of those in the graph: so many are better placed in a world tree built
