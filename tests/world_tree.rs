@@ -1860,6 +1860,54 @@ fn structural_edits_that_change_frames_detach_and_switches_detach_nothing() {
     assert_eq!(refit_count(&scene, top), 3);
 }
 
+/// A child taken from under a switch or LOD moves the children after it up a place:
+/// the instances under them take their new places in their gates (three grids under a
+/// switch, the second off, and three under a LOD, each shown at its own distances;
+/// the first of each taken away).
+#[test]
+fn children_taken_from_a_switch_or_lod_move_the_others_gates_up() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let switch = scene.add_switch("switch");
+    let lod = scene.add_lod("lod", None).unwrap();
+    scene.add_child(root, switch).unwrap();
+    scene.add_child(root, lod).unwrap();
+    let mut firsts = Vec::new();
+    for (k, y) in [0.0, 2.0, 4.0].into_iter().enumerate() {
+        let add = |scene: &mut SceneGraph, name: String, x: f64| {
+            let t = scene
+                .add_transform(&name, DMat4::from_translation(DVec3::new(x, y, 0.0)))
+                .unwrap();
+            let d = scene.add_drawable(&name, grid(6, 3.0));
+            let g = scene.add_geode(format!("{name}-geode"));
+            scene.add_drawable_to_geode(g, d).unwrap();
+            scene.add_child(t, g).unwrap();
+            t
+        };
+        let s = add(&mut scene, format!("switched-{k}"), -5.0);
+        scene.add_child(switch, s).unwrap();
+        let l = add(&mut scene, format!("lod-{k}"), 5.0);
+        let near = 10.0 * k as f64;
+        scene.add_lod_child(lod, l, near, near + 10.0).unwrap();
+        if k == 0 {
+            firsts.push((switch, s));
+            firsts.push((lod, l));
+        }
+    }
+    scene.set_switch_child(switch, 1, false).unwrap();
+    scene.build_acceleration();
+    let eye = |v: &mut IntersectionVisitor| {
+        v.set_lod_selection(LodSelection::EyePoint(DVec3::new(5.0, 2.0, 15.0)));
+    };
+    assert_all_queries_equal_plain(&scene, root, 0x7d1, eye);
+    for (parent, child) in firsts {
+        scene.remove_child(parent, child).unwrap();
+        let hits = assert_all_queries_equal_plain(&scene, root, 0x7d2, eye);
+        assert!(hits > 100, "the queries must hit: {hits}");
+    }
+    assert!(refit_count(&scene, root) > 0, "restructured, not rebuilt");
+}
+
 /// Structural edits that would leave more than a quarter of the instances detached
 /// build the index afresh instead.
 #[test]

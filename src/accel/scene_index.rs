@@ -783,36 +783,51 @@ impl SceneIndex {
     /// brings the index up to date with the graph without building its trees again;
     /// false, changing nothing, when building it afresh is better (below).
     ///
-    /// The instances are collected again, as the build collects them, and matched to
-    /// the ones held by node path and drawable. One found again under the same frame
+    /// The instances on paths through the nodes `changed` (the children linked or
+    /// unlinked, the geodes, switches and transforms edited; `None`: anywhere) are
+    /// collected again, as the build collects them, and matched to the ones held there
+    /// by node path and drawable; the others are as they were. One found again under the same frame
     /// keeps its place in the world tree and takes its gates and masks anew (the
     /// children of a switch or LOD may have shifted); one found under another frame (a
     /// reference frame changed above it) is moved and detached, as a move detaches it;
     /// a new one (a vehicle spawned, a marker added) is appended, detached: visited
     /// whole from the tree of detached instances; one no longer found is
     /// [`removed`](Instance::removed), never visited again. Nothing else is touched.
-    /// A part added to littlest_tokyo (or taken away), with the query after it, took
-    /// 80–90 ms with the build of the whole index this replaces, and takes 0.1 ms; on
-    /// the generated city_s10, whose 71 718 instances are collected and matched again,
-    /// it takes 90–100 ms against a build's 120–140 ms (the bench's `structure` lines).
+    /// A marker added under the root of littlest_tokyo (or taken away), with the query
+    /// after it, took 80–90 ms with the build of the whole index this replaces, and
+    /// takes 0.01 ms; on the generated city_s10, 120–140 ms against 2 ms (most of it
+    /// reading the 71 718 instances' paths for the changed node). Collecting every
+    /// instance again (`changed` `None`) costs nearly a build on such a city.
     ///
     /// False when the instances detached afterwards would be more than eight and a
     /// quarter of those in the graph: so many are better placed in a world tree built
     /// anew.
-    pub fn restructure(&mut self, scene: &SceneGraph, root: NodeId) -> bool {
-        let fresh = collect(scene, root);
+    pub fn restructure(
+        &mut self,
+        scene: &SceneGraph,
+        root: NodeId,
+        changed: Option<&[NodeId]>,
+    ) -> bool {
+        let region = changed.map(|nodes| Region::around(scene, nodes));
+        let fresh = collect_in(scene, root, region.as_ref());
+        // Whether held instance `k` may have changed: not removed already, and on a
+        // path through a changed node (the others are as they were).
+        let affected = |i: &Instance| {
+            !i.removed && changed.is_none_or(|nodes| i.path.iter().any(|n| nodes.contains(n)))
+        };
         // The held instance each fresh one is, if any.
         let matches: Vec<Option<u32>> = {
             let held: HashMap<(&[NodeId], DrawableId), u32> = (self.instances.iter())
                 .enumerate()
-                .filter(|(_, i)| !i.removed)
+                .filter(|(_, i)| affected(i))
                 .map(|(k, i)| ((&*i.path, i.drawable), k as u32))
                 .collect();
             (fresh.iter())
                 .map(|i| held.get(&(&*i.path, i.drawable)).copied())
                 .collect()
         };
-        let mut found = vec![false; self.instances.len()];
+        // Held instances found again, or left as they were.
+        let mut found: Vec<bool> = self.instances.iter().map(|i| !affected(i)).collect();
         for &k in matches.iter().flatten() {
             found[k as usize] = true;
         }
@@ -835,7 +850,8 @@ impl SceneIndex {
             })
             .count();
         let detached = still_detached + newly_detached;
-        if detached > MAX_RESTRUCTURED_DETACHED.max(fresh.len() / 4) {
+        let live = self.instances.len() - self.removed;
+        if detached > MAX_RESTRUCTURED_DETACHED.max(live / 4) {
             return false;
         }
         let mut lookup = self.take_edit_lookup();
@@ -877,7 +893,10 @@ impl SceneIndex {
                 lookup.kept.remove(&k);
             }
         }
-        self.mask_edits = scene.mask_edits();
+        if changed.is_none() {
+            // Every instance's masks were looked at again.
+            self.mask_edits = scene.mask_edits();
+        }
         self.refits += 1;
         // The instance lists of edited nodes and drawables, and the leaves of the
         // instance tree, were made for the instances before.
@@ -1579,11 +1598,47 @@ struct Pending {
     gate: Option<Gate>,
     /// Whether a transform above it is singular.
     singular: bool,
+    /// Whether it lies below a changed node of the region collected (see
+    /// [`collect_in`]).
+    inside: bool,
 }
 
 /// Every instance under `root`, depth first with an explicit stack (hierarchies may be
 /// deep; the call stack must not grow with them).
 fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
+    collect_in(scene, root, None)
+}
+
+/// The nodes structural edits changed (see [`SceneIndex::restructure`]), and every
+/// node above them: the part of the graph [`collect_in`] walks to collect the
+/// instances on paths through a changed node.
+struct Region {
+    changed: Vec<NodeId>,
+    above: std::collections::HashSet<NodeId>,
+}
+
+impl Region {
+    /// The region of the `changed` nodes (those still in `scene`) and their ancestors.
+    fn around(scene: &SceneGraph, changed: &[NodeId]) -> Region {
+        let mut above = std::collections::HashSet::new();
+        let mut stack: Vec<NodeId> = changed.to_vec();
+        while let Some(n) = stack.pop() {
+            if let Some(node) = scene.node(n) {
+                if above.insert(n) {
+                    stack.extend_from_slice(node.parents());
+                }
+            }
+        }
+        Region {
+            changed: changed.to_vec(),
+            above,
+        }
+    }
+}
+
+/// [`collect`], only the instances on paths through a changed node of `region` (every
+/// instance without one).
+fn collect_in(scene: &SceneGraph, root: NodeId, region: Option<&Region>) -> Vec<Instance> {
     let mut out = Vec::new();
     let mut path: Vec<NodeId> = Vec::new();
     let mut gates: SmallVec<[Gate; 1]> = SmallVec::new();
@@ -1595,8 +1650,14 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
         gate_count: 0,
         gate: None,
         singular: false,
+        inside: false,
     }];
     while let Some(p) = stack.pop() {
+        let inside = p.inside || region.is_none_or(|r| r.changed.contains(&p.id));
+        if !inside && !region.is_some_and(|r| r.above.contains(&p.id)) {
+            // Off every path through a changed node.
+            continue;
+        }
         path.truncate(p.depth);
         gates.truncate(p.gate_count);
         gates.extend(p.gate);
@@ -1616,6 +1677,7 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
             gate_count,
             gate,
             singular,
+            inside,
         };
         let children = node.children();
         match node.kind() {
@@ -1655,7 +1717,7 @@ fn collect(scene: &SceneGraph, root: NodeId) -> Vec<Instance> {
                 }
             }
             NodeKind::Geode { drawables } => {
-                for &d in drawables {
+                for &d in drawables.iter().filter(|_| inside) {
                     // A drawable with nothing to hit yet (no primitives, no finite
                     // vertex) is kept, with an empty box and out of the world tree, so
                     // that an edit that gives it some finds its instances.

@@ -612,7 +612,9 @@ impl SceneGraph {
         }
         p.children.push(child);
         self.nodes[child].parents.push(parent);
-        self.invalidate_node(parent);
+        // Only paths through the child are new (a switch's or LOD's other children keep
+        // their places).
+        self.invalidate_node(parent, child);
         Ok(())
     }
 
@@ -691,7 +693,13 @@ impl SceneGraph {
                 child: self.label(child),
             });
         };
-        self.invalidate_node(parent);
+        // Only paths through the child are gone, unless the children after it under a
+        // switch or LOD move up a place.
+        let changed = match p.kind {
+            NodeKind::Switch { .. } | NodeKind::Lod(_) => parent,
+            _ => child,
+        };
+        self.invalidate_node(parent, changed);
         let p = &mut self.nodes[parent];
         p.children.remove(pos);
         match &mut p.kind {
@@ -734,7 +742,7 @@ impl SceneGraph {
             NodeKind::Geode { .. } => {}
             _ => return Err(self.wrong_kind(geode, "Geode")),
         }
-        self.invalidate_node(geode);
+        self.invalidate_node(geode, geode);
         if let NodeKind::Geode { drawables } = &mut self.nodes[geode].kind {
             drawables.push(drawable);
         }
@@ -759,7 +767,7 @@ impl SceneGraph {
                 child: self.drawable_label(drawable),
             });
         };
-        self.invalidate_node(geode);
+        self.invalidate_node(geode, geode);
         if let NodeKind::Geode { drawables } = &mut self.nodes[geode].kind {
             drawables.remove(pos);
         }
@@ -870,7 +878,7 @@ impl SceneGraph {
             NodeKind::Transform(t) => t.reference_frame = frame,
             _ => return Err(self.wrong_kind(id, "Transform")),
         }
-        self.invalidate_node(id);
+        self.invalidate_node(id, id);
         Ok(())
     }
 
@@ -894,7 +902,7 @@ impl SceneGraph {
             },
             _ => return Err(self.wrong_kind(id, "Switch")),
         }
-        self.invalidate_node(id);
+        self.invalidate_node(id, id);
         Ok(())
     }
 
@@ -1166,20 +1174,21 @@ impl SceneGraph {
         }
     }
 
-    /// After a structural edit at `id`: drops the cached bound of `id` and of every
-    /// ancestor, and parks their instance indices to be brought up to date at their
-    /// next use ([`SceneIndex::restructure`]) rather than built afresh. The walk goes
-    /// all the way to the roots: an index can outlive the bounds below it (a refit
-    /// keeps it while bounds are dropped), so no "uncached here, uncached above"
-    /// shortcut holds.
-    fn invalidate_node(&mut self, id: NodeId) {
+    /// After a structural edit at `id` that changed the instances on paths through
+    /// `changed` (`id` itself, or the child linked or unlinked there): drops the cached
+    /// bound of `id` and of every ancestor, and parks their instance indices to be
+    /// brought up to date at their next use ([`SceneIndex::restructure`]) rather than
+    /// built afresh. The walk goes all the way to the roots: an index can outlive the
+    /// bounds below it (a refit keeps it while bounds are dropped), so no "uncached
+    /// here, uncached above" shortcut holds.
+    fn invalidate_node(&mut self, id: NodeId, changed: NodeId) {
         for n in self.self_and_ancestors(id) {
             let mut index = None;
             if let Some(node) = self.nodes.get_mut(n) {
                 index = node.index.take();
                 node.bound.take();
             }
-            self.pending.park_restructured(n, index);
+            self.pending.park_restructured(n, index, changed);
         }
     }
 
