@@ -948,7 +948,7 @@ fn print_moves(benches: &mut [Bench]) {
 /// each, the median; and a build of the index afresh, which such an edit cost before.
 /// The markers stay in the index, removed, until the next rebuild.
 fn print_structural_edits(benches: &mut [Bench]) {
-    for b in benches.iter_mut() {
+    'scenes: for b in benches.iter_mut() {
         let Some(bound) = b.scene.node_bound(b.root) else {
             continue;
         };
@@ -963,7 +963,7 @@ fn print_structural_edits(benches: &mut [Bench]) {
                     .add_transform(format!("marker-{k}"), DMat4::from_translation(bound.center)),
                 b.scene.add_geode(format!("marker-{k}-geode")),
             ) else {
-                return;
+                continue 'scenes;
             };
             let linked = b.scene.add_drawable_to_geode(geode, drawable).is_ok()
                 && b.scene.add_child(t, geode).is_ok();
@@ -978,7 +978,7 @@ fn print_structural_edits(benches: &mut [Bench]) {
                 time(b, &|s| linked && s.add_child(root, t).is_ok()),
                 time(b, &|s| s.remove_child(root, t).is_ok()),
             ) else {
-                return;
+                continue 'scenes;
             };
             added.push(add);
             removed.push(remove);

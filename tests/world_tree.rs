@@ -1754,10 +1754,10 @@ fn refit_count(scene: &SceneGraph, root: NodeId) -> u64 {
 
 /// Structural edits keep the index: a vehicle added under the root is a new instance,
 /// detached (visited whole), and the world tree is not built again; taken away, its
-/// instance is removed (never visited again); a switch child turned off and on, and
-/// a transform made absolute, are brought in as well. Every query answers as the plain
-/// traversal after each edit, and `rebuild_acceleration` puts it all back in a world
-/// tree of its own.
+/// instance is removed (never visited again); transforms made absolute where that
+/// keeps their frames, and a grid moved under another parent, are brought in as well.
+/// Every query answers as the plain traversal after each edit, and
+/// `rebuild_acceleration` puts it all back in a world tree of its own.
 #[test]
 fn structural_edits_keep_the_index_and_detach_what_they_add() {
     let (mut scene, root, moving, flat_t) = scene();

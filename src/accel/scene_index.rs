@@ -740,11 +740,10 @@ impl SceneIndex {
     }
 
     /// The end of a move of the whole scene that the world tree follows: gives the tree
-    /// `frame`, and the instances their new `frames` (those in the world tree that follow
-    /// the move; the others, `None` there, are moved as any move moves them, and
-    /// detached), with their LOD
-    /// gates and world boxes; refits the instance tree as a whole and brings the tree of
-    /// detached instances up to date.
+    /// `frame`, and the instances their new `frames` (those in the world tree that
+    /// follow the move; the others, `None` there, are moved as any move moves them, and
+    /// detached), with their LOD gates and world boxes; refits the instance tree as a
+    /// whole and brings the tree of detached instances up to date.
     fn carry(
         &mut self,
         scene: &SceneGraph,
@@ -786,13 +785,14 @@ impl SceneIndex {
     /// The instances on paths through the nodes `changed` (the children linked or
     /// unlinked, the geodes, switches and transforms edited; `None`: anywhere) are
     /// collected again, as the build collects them, and matched to the ones held there
-    /// by node path and drawable; the others are as they were. One found again under the same frame
-    /// keeps its place in the world tree and takes its gates and masks anew (the
-    /// children of a switch or LOD may have shifted); one found under another frame (a
-    /// reference frame changed above it) is moved and detached, as a move detaches it;
-    /// a new one (a vehicle spawned, a marker added) is appended, detached: visited
-    /// whole from the tree of detached instances; one no longer found is
-    /// [`removed`](Instance::removed), never visited again. Nothing else is touched.
+    /// by node path and drawable; the others are as they were. One found again under
+    /// the same frame keeps its place in the world tree and takes its gates and masks
+    /// anew (the children of a switch or LOD may have shifted); one found under
+    /// another frame (a reference frame changed above it) is moved and detached, as a
+    /// move detaches it; a new one (a vehicle spawned, a marker added) is appended,
+    /// detached: visited whole from the tree of detached instances; one no longer
+    /// found is [`removed`](Instance::removed), never visited again. Nothing else is
+    /// touched.
     /// A marker added under the root of littlest_tokyo (or taken away), with the query
     /// after it, took 80–90 ms with the build of the whole index this replaces, and
     /// takes 0.01 ms; on the generated city_s10, 120–140 ms against 2 ms (most of it
@@ -810,8 +810,8 @@ impl SceneIndex {
     ) -> bool {
         let region = changed.map(|nodes| Region::around(scene, nodes));
         let fresh = collect_in(scene, root, region.as_ref());
-        // Whether held instance `k` may have changed: not removed already, and on a
-        // path through a changed node (the others are as they were).
+        // Whether a held instance may have changed: not removed already, and on a path
+        // through a changed node (the others are as they were).
         let affected = |i: &Instance| {
             !i.removed && changed.is_none_or(|nodes| i.path.iter().any(|n| nodes.contains(n)))
         };
@@ -870,9 +870,13 @@ impl SceneIndex {
         self.detached.retain(|&k| found[k as usize]);
         for (new, k) in fresh.into_iter().zip(matches) {
             let Some(k) = k else {
-                // New: detached, owning no triangle id.
+                // New: detached, owning no triangle id (its start is the end of the
+                // ids, as the next one's).
                 let k = self.instances.len() as u32;
                 let ids = self.id_starts.last().copied().unwrap_or(0);
+                if self.id_starts.is_empty() {
+                    self.id_starts.push(ids);
+                }
                 self.id_starts.push(ids);
                 self.instances.push(Instance {
                     detached: true,
