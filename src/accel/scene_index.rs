@@ -795,7 +795,7 @@ impl SceneIndex {
     /// touched.
     /// A marker added under the root of littlest_tokyo (or taken away), with the query
     /// after it, took 80–90 ms with the build of the whole index this replaces, and
-    /// takes 0.01 ms; on the generated city_s10, 120–140 ms against 2 ms (most of it
+    /// takes 0.01 ms; on the generated city_s10, 120–150 ms against 2–3 ms (most of it
     /// reading the 71 718 instances' paths for the changed node). Collecting every
     /// instance again (`changed` `None`) costs nearly a build on such a city.
     ///

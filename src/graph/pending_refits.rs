@@ -23,9 +23,9 @@
 //! parked already, so that the next use brings each up to date with the graph
 //! ([`SceneIndex::restructure`]) before it refits it for its drawables, rather than
 //! building it afresh (a marker added under the root with the query after it: 0.01
-//! against 80 ms on littlest_tokyo, 2 against 120 ms on the generated city_s10). The
-//! parked index keeps the nodes below which the edits changed the instances, so that
-//! only those are collected again.
+//! against 80 ms on littlest_tokyo, 2–3 against 120–150 ms on the generated
+//! city_s10). The parked index keeps the nodes below which the edits changed the
+//! instances, so that only those are collected again.
 //!
 //! An edited drawable's own [`PrimitiveBvh`] is parked here too, by the hand-outs and
 //! by the closure forms, and refitted at its next use ([`PrimitiveBvh::refit`], 15 to
