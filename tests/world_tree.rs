@@ -1747,6 +1747,23 @@ fn a_segment_through_more_triangles_than_one_batch_hits_every_one_in_order() {
     }
 }
 
+/// A transform named `transform` (under no parent yet) over a geode of `geometry`, a
+/// new drawable named `mesh`, in a geode named `{mesh}-geode`; returns the transform.
+fn mesh_under_transform(
+    scene: &mut SceneGraph,
+    transform: &str,
+    mesh: &str,
+    matrix: DMat4,
+    geometry: Geometry,
+) -> NodeId {
+    let t = scene.add_transform(transform, matrix).unwrap();
+    let d = scene.add_drawable(mesh, geometry);
+    let g = scene.add_geode(format!("{mesh}-geode"));
+    scene.add_drawable_to_geode(g, d).unwrap();
+    scene.add_child(t, g).unwrap();
+    t
+}
+
 /// The number of refits of the index of `root` (0 right after a build).
 fn refit_count(scene: &SceneGraph, root: NodeId) -> u64 {
     scene.scene_index(root).unwrap().refit_count()
@@ -1765,16 +1782,13 @@ fn structural_edits_keep_the_index_and_detach_what_they_add() {
     let instances = scene.scene_index(root).unwrap().instances().len();
     let world_nodes = scene.scene_index(root).unwrap().world().nodes().len();
     // A vehicle: a transform over a geode of a new mesh.
-    let vehicle = scene
-        .add_transform(
-            "vehicle",
-            DMat4::from_translation(DVec3::new(1.0, 0.5, -2.0)),
-        )
-        .unwrap();
-    let body = scene.add_drawable("body", grid(3, 1.5));
-    let geode = scene.add_geode("body-geode");
-    scene.add_drawable_to_geode(geode, body).unwrap();
-    scene.add_child(vehicle, geode).unwrap();
+    let vehicle = mesh_under_transform(
+        &mut scene,
+        "vehicle",
+        "body",
+        DMat4::from_translation(DVec3::new(1.0, 0.5, -2.0)),
+        grid(3, 1.5),
+    );
     scene.add_child(root, vehicle).unwrap();
     let hits = assert_all_queries_equal_plain(&scene, root, 0x7a1, |_| {});
     assert!(hits > 500, "the queries must hit: {hits}");
@@ -1875,14 +1889,8 @@ fn children_taken_from_a_switch_or_lod_move_the_others_gates_up() {
     let mut firsts = Vec::new();
     for (k, y) in [0.0, 2.0, 4.0].into_iter().enumerate() {
         let add = |scene: &mut SceneGraph, name: String, x: f64| {
-            let t = scene
-                .add_transform(&name, DMat4::from_translation(DVec3::new(x, y, 0.0)))
-                .unwrap();
-            let d = scene.add_drawable(&name, grid(6, 3.0));
-            let g = scene.add_geode(format!("{name}-geode"));
-            scene.add_drawable_to_geode(g, d).unwrap();
-            scene.add_child(t, g).unwrap();
-            t
+            let m = DMat4::from_translation(DVec3::new(x, y, 0.0));
+            mesh_under_transform(scene, &name, &name, m, grid(6, 3.0))
         };
         let s = add(&mut scene, format!("switched-{k}"), -5.0);
         scene.add_child(switch, s).unwrap();
@@ -1917,16 +1925,9 @@ fn structural_edits_that_add_many_instances_rebuild_the_index() {
     let before = scene.scene_index(root).unwrap().instances().len();
     // Twelve small meshes, then a query: more than eight, and more than a quarter.
     for k in 0..12 {
-        let t = scene
-            .add_transform(
-                format!("extra-{k}"),
-                DMat4::from_translation(DVec3::new(k as f64 - 6.0, 1.0, 0.0)),
-            )
-            .unwrap();
-        let d = scene.add_drawable(format!("extra-{k}"), grid(2, 0.4));
-        let g = scene.add_geode(format!("extra-{k}-geode"));
-        scene.add_drawable_to_geode(g, d).unwrap();
-        scene.add_child(t, g).unwrap();
+        let name = format!("extra-{k}");
+        let m = DMat4::from_translation(DVec3::new(k as f64 - 6.0, 1.0, 0.0));
+        let t = mesh_under_transform(&mut scene, &name, &name, m, grid(2, 0.4));
         scene.add_child(root, t).unwrap();
     }
     let hits = assert_all_queries_equal_plain(&scene, root, 0x7c1, |_| {});
