@@ -1835,13 +1835,71 @@ fn structural_edits_keep_the_index_and_detach_what_they_add() {
         .unwrap();
     assert_all_queries_equal_plain(&scene, root, 0x7a5, |_| {});
     assert_eq!(detached_names(&scene, root), ["tilted"]);
-    assert_eq!(scene.scene_index(root).unwrap().removed_count(), 2);
+    // The new instance took the place the vehicle left: the grid's old one is the only
+    // removed instance, and the index holds one instance more than it was built with.
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!(index.removed_count(), 1);
+    assert_eq!(index.instances().len(), instances + 1);
+    let tilted = &index.instances()[instances];
+    assert_eq!(scene.drawable_name(tilted.drawable), Some("tilted"));
+    assert!(!tilted.removed && tilted.detached);
     scene.rebuild_acceleration();
     let index = scene.scene_index(root).unwrap();
     assert_eq!(index.refit_count(), 0);
     assert_eq!(index.removed_count(), 0);
     assert!(index.detached().is_empty());
     assert_all_queries_equal_plain(&scene, root, 0x7a6, |_| {});
+}
+
+/// A marker added under the root and taken away again, many times over (a pick
+/// marker, a projectile spawned and despawned): the index neither grows nor is built
+/// again. Each new instance takes the place the last one left, and the queries answer
+/// as the plain traversal between the edits.
+#[test]
+fn a_marker_added_and_removed_over_and_over_keeps_the_index_the_same_size() {
+    let (mut scene, root, _, _) = scene();
+    scene.build_acceleration();
+    let instances = scene.scene_index(root).unwrap().instances().len();
+    let marker = mesh_under_transform(
+        &mut scene,
+        "marker",
+        "pin",
+        DMat4::from_translation(DVec3::new(1.0, 0.5, -2.0)),
+        grid(3, 1.5),
+    );
+    // A second one that stays: a place taken is not given away again.
+    let beacon = mesh_under_transform(
+        &mut scene,
+        "beacon",
+        "light",
+        DMat4::from_translation(DVec3::new(-3.0, 1.0, 2.0)),
+        grid(2, 0.5),
+    );
+    for round in 0..200u64 {
+        scene.add_child(root, marker).unwrap();
+        if round == 3 {
+            scene.add_child(root, beacon).unwrap();
+        }
+        if round % 50 == 0 {
+            assert_all_queries_equal_plain(&scene, root, 0x900 + round, |_| {});
+        }
+        let index = scene.scene_index(root).unwrap();
+        let expected = instances + 1 + usize::from(round >= 3);
+        assert_eq!(index.instances().len(), expected, "round {round}");
+        assert_eq!(index.removed_count(), 0);
+        assert_eq!(detached_names(&scene, root).len(), expected - instances);
+        scene.remove_child(root, marker).unwrap();
+        if round % 50 == 25 {
+            assert_all_queries_equal_plain(&scene, root, 0xa00 + round, |_| {});
+        }
+        let index = scene.scene_index(root).unwrap();
+        assert_eq!(index.instances().len(), expected);
+        assert_eq!(index.removed_count(), 1);
+    }
+    // Restructured at every use after an edit (the beacon with its round's marker),
+    // never built again.
+    assert_eq!(refit_count(&scene, root), 400);
+    assert_eq!(detached_names(&scene, root), ["light"]);
 }
 
 /// A transform's reference frame changed above placed instances moves them: they are
