@@ -1186,6 +1186,13 @@ fn bench_all(c: &mut Criterion) {
     if let Ok(spec) = std::env::var("BENCH_PROFILE") {
         profile_only(&benches, &spec);
     }
+    // BENCH_EDITS_ONLY=1: only the `move` and `structure` lines (a few seconds a scene,
+    // where the ratio table takes minutes).
+    if std::env::var_os("BENCH_EDITS_ONLY").is_some() {
+        print_moves(&mut benches);
+        print_structural_edits(&mut benches);
+        return;
+    }
     print_ratios(&benches);
     for b in &benches {
         let mut group = c.benchmark_group(&b.name);

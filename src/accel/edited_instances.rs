@@ -70,9 +70,118 @@ impl EditedInstances {
             .or_insert_with(|| positions(instances, |i| i.drawable == drawable))
     }
 
+    /// Follows a structural edit of `instances` (see
+    /// [`SceneIndex::restructure`](super::SceneIndex::restructure)): the positions
+    /// `removed` (instances now removed) leave every remembered list, and the positions
+    /// `added` (instances new there) join the lists remembered for the nodes on their
+    /// paths and for their drawables. The nodes for which `fresh` is true, on no path of
+    /// the instances before the edit, are remembered from then on with the added
+    /// instances through them (none other goes through them), so that taking away
+    /// again what an edit added needs no search either.
+    ///
+    /// The tables are a cache: when their lists hold more than four positions per
+    /// instance (and 4 096 more), they are emptied, and later questions look again.
+    ///
+    /// ```
+    /// use glam::{DMat4, DVec3, Vec3};
+    /// use scene_intersect::accel::EditedInstances;
+    /// use scene_intersect::drawable::{Geometry, PrimitiveMode, PrimitiveSet};
+    /// use scene_intersect::graph::SceneGraph;
+    ///
+    /// let mut scene = SceneGraph::new();
+    /// let root = scene.add_group("root");
+    /// let triangle = Geometry::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y])
+    ///     .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Triangles, 0, 3))?;
+    /// let drawable = scene.add_drawable("triangle", triangle);
+    /// let mut mover = || -> Result<_, Box<dyn std::error::Error>> {
+    ///     let t = scene.add_transform("mover", DMat4::from_translation(DVec3::X))?;
+    ///     let geode = scene.add_geode("triangle");
+    ///     scene.add_drawable_to_geode(geode, drawable)?;
+    ///     scene.add_child(t, geode)?;
+    ///     scene.add_child(root, t)?;
+    ///     Ok(t)
+    /// };
+    /// let (first, second) = (mover()?, mover()?);
+    /// scene.build_acceleration();
+    /// let index = scene.scene_index(root).unwrap();
+    /// let mut edited = EditedInstances::default();
+    /// assert_eq!(edited.under(root, index.instances()), [0, 1]);
+    /// let at_first = edited.under(first, index.instances())[0];
+    /// // As if the first mover's instance were removed and one added in its place
+    /// // under the second, fresh, mover.
+    /// let mut instances = index.instances().to_vec();
+    /// instances[at_first as usize].path = Box::new([root, second]);
+    /// edited.follow(&[at_first], &[at_first], &instances, |node| node == second);
+    /// assert_eq!(edited.under(root, &instances), [0, 1]);
+    /// assert!(edited.under(first, &instances).is_empty());
+    /// assert_eq!(edited.under(second, &instances), [at_first]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn follow(
+        &mut self,
+        removed: &[u32],
+        added: &[u32],
+        instances: &[Instance],
+        fresh: impl Fn(NodeId) -> bool,
+    ) {
+        let mut gone = removed.to_vec();
+        gone.sort_unstable();
+        if !gone.is_empty() {
+            for list in (self.under.values_mut()).chain(self.of_drawable.values_mut()) {
+                if list.iter().any(|k| gone.binary_search(k).is_ok()) {
+                    *list = (list.iter().copied())
+                        .filter(|k| gone.binary_search(k).is_err())
+                        .collect();
+                }
+            }
+        }
+        let mut joining: HashMap<NodeId, Vec<u32>> = HashMap::new();
+        let mut joining_drawables: HashMap<DrawableId, Vec<u32>> = HashMap::new();
+        for &k in added {
+            let Some(instance) = instances.get(k as usize) else {
+                continue;
+            };
+            for &node in instance.path.iter() {
+                if self.under.contains_key(&node) || fresh(node) {
+                    joining.entry(node).or_default().push(k);
+                }
+            }
+            if self.of_drawable.contains_key(&instance.drawable) {
+                joining_drawables
+                    .entry(instance.drawable)
+                    .or_default()
+                    .push(k);
+            }
+        }
+        join(&mut self.under, joining);
+        join(&mut self.of_drawable, joining_drawables);
+        let held: usize = (self.under.values())
+            .chain(self.of_drawable.values())
+            .map(|list| list.len())
+            .sum();
+        if held > 4 * instances.len() + 4096 {
+            *self = EditedInstances::default();
+        }
+    }
+
     /// Bytes it uses (the tables' slots and the remembered lists).
     pub fn memory_bytes(&self) -> usize {
         table_bytes(&self.under) + table_bytes(&self.of_drawable)
+    }
+}
+
+/// Merges the positions `joining` into the lists of `table` (made for keys it lacks),
+/// each kept in increasing order.
+fn join<K: std::hash::Hash + Eq>(
+    table: &mut HashMap<K, Box<[u32]>>,
+    joining: HashMap<K, Vec<u32>>,
+) {
+    for (key, mut positions) in joining {
+        let list = table.entry(key).or_default();
+        positions.extend_from_slice(list);
+        positions.sort_unstable();
+        positions.dedup();
+        *list = positions.into_boxed_slice();
     }
 }
 

@@ -123,10 +123,14 @@ pub struct Node {
     pub(crate) bound: OnceLock<BoundingSphere>,
     /// The instance index of the subgraph under this node, when it served as a root.
     pub(crate) index: OnceLock<Box<crate::accel::SceneIndex>>,
+    /// How many nodes the graph had created before this one: a scene index that
+    /// collected its instances when the graph had created `n` knows that no path it
+    /// holds goes through a node of serial `n` or more.
+    pub(crate) serial: u64,
 }
 
 impl Node {
-    pub(crate) fn new(name: impl Into<String>, kind: NodeKind) -> Self {
+    pub(crate) fn new(name: impl Into<String>, kind: NodeKind, serial: u64) -> Self {
         Node {
             name: name.into(),
             node_mask: u32::MAX,
@@ -135,6 +139,7 @@ impl Node {
             parents: SmallVec::new(),
             bound: OnceLock::new(),
             index: OnceLock::new(),
+            serial,
         }
     }
 

@@ -65,6 +65,8 @@ pub struct SceneGraph {
     /// How many node masks were set: a scene index remembers it, so that it can trust
     /// the masks it saw while they are unchanged.
     mask_edits: u64,
+    /// How many nodes were created (the next node's [`serial`](Node::serial)).
+    nodes_created: u64,
     /// The scene indices above drawables handed out by [`SceneGraph::drawable_mut`], and
     /// edited drawables' BVHs, to be refitted at their next use.
     pending: PendingRefits,
@@ -88,7 +90,9 @@ impl SceneGraph {
     // ----- creation -------------------------------------------------------------------
 
     fn insert(&mut self, name: impl Into<String>, kind: NodeKind) -> NodeId {
-        self.nodes.insert(Node::new(name, kind))
+        let serial = self.nodes_created;
+        self.nodes_created += 1;
+        self.nodes.insert(Node::new(name, kind, serial))
     }
 
     /// Adds a parentless [`NodeKind::Group`].
@@ -851,6 +855,17 @@ impl SceneGraph {
     /// How many times a node mask was set (see [`SceneIndex`]'s use of it).
     pub(crate) fn mask_edits(&self) -> u64 {
         self.mask_edits
+    }
+
+    /// How many nodes were created so far (see [`SceneIndex::restructure`]'s use of it).
+    pub(crate) fn nodes_created(&self) -> u64 {
+        self.nodes_created
+    }
+
+    /// Whether node `id` was created after the graph had created `count` nodes (false
+    /// for a node no longer in the graph).
+    pub(crate) fn created_since(&self, id: NodeId, count: u64) -> bool {
+        self.nodes.get(id).is_some_and(|node| node.serial >= count)
     }
 
     /// Moves a transform: sets its matrix and drops the bounds that depend on it.
