@@ -1902,6 +1902,90 @@ fn a_marker_added_and_removed_over_and_over_keeps_the_index_the_same_size() {
     assert_eq!(detached_names(&scene, root), ["light"]);
 }
 
+/// Meshes taken out of the scene one at a time (a city's buildings demolished): each
+/// removal keeps the index while the removed instances, whose triangles the world tree
+/// still holds, are at most as many as those left; the next builds the index afresh.
+#[test]
+fn the_index_is_built_afresh_once_most_of_its_instances_are_removed() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let mut houses = Vec::new();
+    for k in 0..30 {
+        let (x, z) = (f64::from(k % 6) * 4.0 - 10.0, f64::from(k / 6) * 4.0 - 8.0);
+        let house = mesh_under_transform(
+            &mut scene,
+            &format!("house-{k}"),
+            &format!("walls-{k}"),
+            DMat4::from_translation(DVec3::new(x, 0.0, z)),
+            grid(2, 1.5),
+        );
+        scene.add_child(root, house).unwrap();
+        houses.push(house);
+    }
+    scene.build_acceleration();
+    assert_eq!(scene.scene_index(root).unwrap().instances().len(), 30);
+    for (removed, &house) in houses[..15].iter().enumerate() {
+        scene.remove_child(root, house).unwrap();
+        let index = scene.scene_index(root).unwrap();
+        // Removed r of 30: kept while r <= 30 - r.
+        assert_eq!(index.removed_count(), removed + 1);
+        assert_eq!(index.refit_count(), removed as u64 + 1, "restructured");
+    }
+    assert_all_queries_equal_plain(&scene, root, 0xb01, |_| {});
+    // The sixteenth: 16 removed against 14 left.
+    scene.remove_child(root, houses[15]).unwrap();
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!(index.refit_count(), 0, "built afresh");
+    assert_eq!(index.removed_count(), 0);
+    assert_eq!(index.instances().len(), 14);
+    assert_all_queries_equal_plain(&scene, root, 0xb02, |_| {});
+}
+
+/// What decides the rebuild is the removed instances left after the edit: a marker
+/// taken away in the same edit that adds another, which takes its place, leaves as
+/// many removed as before.
+#[test]
+fn an_instance_added_in_a_removed_ones_place_does_not_count_as_removed() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let house = |scene: &mut SceneGraph, name: &str, k: u32| {
+        let (x, z) = (f64::from(k % 6) * 4.0 - 10.0, f64::from(k / 6) * 4.0 - 8.0);
+        mesh_under_transform(
+            scene,
+            name,
+            &format!("{name}-mesh"),
+            DMat4::from_translation(DVec3::new(x, 0.0, z)),
+            grid(2, 1.5),
+        )
+    };
+    let houses: Vec<NodeId> = (0..20)
+        .map(|k| {
+            let node = house(&mut scene, &format!("house-{k}"), k);
+            scene.add_child(root, node).unwrap();
+            node
+        })
+        .collect();
+    let [first, second, third] = ["first", "second", "third"].map(|n| house(&mut scene, n, 3));
+    scene.build_acceleration();
+    scene.add_child(root, first).unwrap();
+    scene.add_child(root, second).unwrap();
+    assert_eq!(scene.scene_index(root).unwrap().instances().len(), 22);
+    // Eleven houses removed: eleven removed against eleven left, kept.
+    for &house in &houses[..11] {
+        scene.remove_child(root, house).unwrap();
+        let _ = scene.scene_index(root);
+    }
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!((index.refit_count(), index.removed_count()), (12, 11));
+    // One marker for another, in one edit: still eleven and eleven.
+    scene.remove_child(root, first).unwrap();
+    scene.add_child(root, third).unwrap();
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!((index.refit_count(), index.removed_count()), (13, 11));
+    assert_eq!(index.instances().len(), 22);
+    assert_all_queries_equal_plain(&scene, root, 0xb03, |_| {});
+}
+
 /// A transform's reference frame changed above placed instances moves them: they are
 /// detached, and answer as the plain traversal; a switch child turned off and on
 /// detaches nothing.

@@ -329,7 +329,8 @@ struct Kept {
 }
 
 /// The detached instances a [`SceneIndex::restructure`] may leave (or a quarter of the
-/// instances, when that is more) before the index is built afresh instead.
+/// instances, when that is more), and the removed ones it may keep (or as many as the
+/// instances in the graph), before the index is built afresh instead.
 const MAX_RESTRUCTURED_DETACHED: usize = 8;
 
 /// Edits of an instance that may keep it in the world tree: a mesh edited more often
@@ -809,8 +810,9 @@ impl SceneIndex {
     /// instance again (`changed` `None`) costs nearly a build on such a city.
     ///
     /// False when the instances detached afterwards would be more than eight and a
-    /// quarter of those in the graph: so many are better placed in a world tree built
-    /// anew.
+    /// quarter of those in the graph, or the removed ones more than eight and more than
+    /// those in the graph (whose triangles the world tree still holds, and the walks
+    /// still meet): so many are better placed in a world tree built anew.
     pub fn restructure(
         &mut self,
         scene: &SceneGraph,
@@ -876,7 +878,19 @@ impl SceneIndex {
             .count();
         let detached = still_detached + newly_detached;
         let live = self.instances.len() - self.removed;
-        if detached > MAX_RESTRUCTURED_DETACHED.max(live / 4) {
+        // The instances removed afterwards: those removed already and those not found
+        // again, less the places of removed ones that new ones take; and those in the
+        // graph then.
+        let newly_removed = found.iter().filter(|&&found| !found).count();
+        let new = matches.iter().filter(|k| k.is_none()).count();
+        let reusable = (self.built..self.instances.len())
+            .filter(|&k| self.instances[k].removed || !found[k])
+            .count();
+        let removed_after = self.removed + newly_removed - new.min(reusable);
+        let live_after = self.instances.len() + new.saturating_sub(reusable) - removed_after;
+        if detached > MAX_RESTRUCTURED_DETACHED.max(live / 4)
+            || removed_after > MAX_RESTRUCTURED_DETACHED.max(live_after)
+        {
             self.edit_lookup = Some(lookup);
             return false;
         }
