@@ -1941,6 +1941,66 @@ fn the_index_is_built_afresh_once_most_of_its_instances_are_removed() {
     assert_all_queries_equal_plain(&scene, root, 0xb02, |_| {});
 }
 
+/// Twenty markers added in one go and taken away in one go, with three houses, then
+/// twenty more: more changed nodes than a parked index once kept apart (16). Each
+/// use restructures the index, answers as the plain traversal, and the last twenty
+/// take the places of the first.
+#[test]
+fn many_nodes_changed_at_once_restructure_the_index() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    let place = |scene: &mut SceneGraph, name: String, k: u32, size: f32| {
+        let (x, z) = (
+            f64::from(k % 10) * 4.0 - 20.0,
+            f64::from(k / 10) * 4.0 - 20.0,
+        );
+        mesh_under_transform(
+            scene,
+            &name,
+            &format!("{name}-mesh"),
+            DMat4::from_translation(DVec3::new(x, 0.0, z)),
+            grid(2, size),
+        )
+    };
+    let houses: Vec<NodeId> = (0..90)
+        .map(|k| {
+            let house = place(&mut scene, format!("house-{k}"), k, 1.5);
+            scene.add_child(root, house).unwrap();
+            house
+        })
+        .collect();
+    scene.build_acceleration();
+    let markers = |scene: &mut SceneGraph, round: u32| -> Vec<NodeId> {
+        (0..20)
+            .map(|k| place(scene, format!("marker-{round}-{k}"), k * 4 + round, 0.5))
+            .collect()
+    };
+    let first = markers(&mut scene, 0);
+    for &marker in &first {
+        scene.add_child(root, marker).unwrap();
+    }
+    assert_all_queries_equal_plain(&scene, root, 0xc01, |_| {});
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!((index.refit_count(), index.instances().len()), (1, 110));
+    assert_eq!(index.detached().len(), 20);
+    for &node in first.iter().chain(&houses[..3]) {
+        scene.remove_child(root, node).unwrap();
+    }
+    assert_all_queries_equal_plain(&scene, root, 0xc02, |_| {});
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!((index.refit_count(), index.removed_count()), (2, 23));
+    assert!(index.detached().is_empty());
+    let second = markers(&mut scene, 1);
+    for &marker in &second {
+        scene.add_child(root, marker).unwrap();
+    }
+    assert_all_queries_equal_plain(&scene, root, 0xc03, |_| {});
+    let index = scene.scene_index(root).unwrap();
+    assert_eq!((index.refit_count(), index.removed_count()), (3, 3));
+    assert_eq!(index.instances().len(), 110);
+    assert_eq!(index.detached().len(), 20);
+}
+
 /// What decides the rebuild is the removed instances left after the edit: a marker
 /// taken away in the same edit that adds another, which takes its place, leaves as
 /// many removed as before.

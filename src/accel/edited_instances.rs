@@ -62,6 +62,34 @@ impl EditedInstances {
             .or_insert_with(|| positions(instances, |i| i.path.contains(&node)))
     }
 
+    /// Remembers the instances through each of `nodes` not remembered yet, reading
+    /// every path once for all of them (as [`under`](Self::under) would for each).
+    pub fn remember_under(&mut self, nodes: &[NodeId], instances: &[Instance]) {
+        let new: std::collections::HashSet<NodeId> = (nodes.iter().copied())
+            .filter(|node| !self.under.contains_key(node))
+            .collect();
+        if new.len() < 2 {
+            // One node or none: `under` reads the paths as fast.
+            return;
+        }
+        let mut found: HashMap<NodeId, Vec<u32>> = new.iter().map(|&n| (n, Vec::new())).collect();
+        for (k, instance) in instances.iter().enumerate() {
+            if instance.removed {
+                continue;
+            }
+            for node in instance.path.iter() {
+                if let Some(list) = found.get_mut(node) {
+                    list.push(k as u32);
+                }
+            }
+        }
+        for (node, mut list) in found {
+            // (A node twice on one path would list its instance twice.)
+            list.dedup();
+            self.under.insert(node, list.into_boxed_slice());
+        }
+    }
+
     /// The positions in `instances` of those of `drawable`, in increasing order: looked
     /// for among all the first time `drawable` is asked about, then remembered.
     pub fn of_drawable(&mut self, drawable: DrawableId, instances: &[Instance]) -> &[u32] {
