@@ -885,13 +885,17 @@ impl SceneIndex {
         // The instances removed afterwards: those removed already and those not found
         // again, less the places of removed ones that new ones take; and those in the
         // graph then.
+        // Places of instances edits added, removed then: nothing refers to them any
+        // more, and the new ones take them first (the last on top), so that a marker
+        // added and taken away every frame does not grow the index without end.
+        let mut reusable: Vec<usize> = (self.built..self.instances.len())
+            .rev()
+            .filter(|&k| self.instances[k].removed || !found[k])
+            .collect();
         let newly_removed = found.iter().filter(|&&found| !found).count();
         let new = matches.iter().filter(|k| k.is_none()).count();
-        let reusable = (self.built..self.instances.len())
-            .filter(|&k| self.instances[k].removed || !found[k])
-            .count();
-        let removed_after = self.removed + newly_removed - new.min(reusable);
-        let live_after = self.instances.len() + new.saturating_sub(reusable) - removed_after;
+        let removed_after = self.removed + newly_removed - new.min(reusable.len());
+        let live_after = self.instances.len() + new.saturating_sub(reusable.len()) - removed_after;
         if detached > MAX_RESTRUCTURED_DETACHED.max(live / 4)
             || removed_after > MAX_RESTRUCTURED_DETACHED.max(live_after)
         {
@@ -913,13 +917,6 @@ impl SceneIndex {
             removed.push(k as u32);
         }
         self.detached.retain(|&k| found[k as usize]);
-        // Places of instances edits added and then removed, nothing refers to any more:
-        // taken by the new ones first, so that a marker added and taken away every
-        // frame does not grow the index without end.
-        let mut reusable: Vec<usize> = (self.built..self.instances.len())
-            .rev()
-            .filter(|&k| self.instances[k].removed)
-            .collect();
         for (new, k) in fresh.into_iter().zip(matches) {
             let Some(k) = k else {
                 // New: detached, owning no triangle id (its start is the end of the
