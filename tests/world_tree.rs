@@ -1366,6 +1366,168 @@ fn a_part_that_stays_put_when_the_whole_scene_moves_is_detached_alone() {
     }
 }
 
+/// Side of the square of tiles of [`tiles_scene`]: 9 216 instances, in runs on the
+/// machine's cores when the whole scene moves.
+const TILES_SIDE: usize = 96;
+
+/// A model transform over a square of [`TILES_SIDE`]² small tiles (one shared mesh,
+/// each tile under its own transform, turned a little more than the one before), and,
+/// when `pinned`, a ground under an absolute transform among the last instances (so in
+/// the last run). Returns the scene, the model and the tiles with their matrices.
+fn tiles_scene(pinned: bool) -> (SceneGraph, NodeId, Vec<(NodeId, DMat4)>) {
+    let mut scene = SceneGraph::new();
+    let top = scene.add_transform("model", DMat4::IDENTITY).unwrap();
+    let root = scene.add_group("root");
+    scene.add_child(top, root).unwrap();
+    let tile = scene.add_drawable("tile", grid(1, 0.2));
+    let geode = scene.add_geode("tile-geode");
+    scene.add_drawable_to_geode(geode, tile).unwrap();
+    let mut tiles = Vec::new();
+    for j in 0..TILES_SIDE {
+        for i in 0..TILES_SIDE {
+            let at = DVec3::new(
+                i as f64 * 0.5 - 24.0,
+                0.1 * (i % 3) as f64,
+                j as f64 * 0.5 - 24.0,
+            );
+            let matrix = DMat4::from_translation(at) * DMat4::from_rotation_y((i + j) as f64 * 0.1);
+            let t = scene
+                .add_transform(format!("tile_{i}_{j}"), matrix)
+                .unwrap();
+            scene.add_child(t, geode).unwrap();
+            scene.add_child(root, t).unwrap();
+            tiles.push((t, matrix));
+        }
+    }
+    if pinned {
+        let pinned = scene
+            .add_transform(
+                "pinned",
+                DMat4::from_translation(DVec3::new(0.0, -1.0, 0.0)),
+            )
+            .unwrap();
+        scene
+            .set_reference_frame(pinned, ReferenceFrame::Absolute)
+            .unwrap();
+        let ground = scene.add_drawable("ground", grid(4, 20.0));
+        let ground_geode = scene.add_geode("ground-geode");
+        scene.add_drawable_to_geode(ground_geode, ground).unwrap();
+        scene.add_child(pinned, ground_geode).unwrap();
+        scene.add_child(root, pinned).unwrap();
+    }
+    scene.build_acceleration();
+    (scene, top, tiles)
+}
+
+/// Moves the model of a [`tiles_scene`] by each of `moves`, checking after each that
+/// the index is the same one, which instances are detached, whether the world tree
+/// turned, that every tile has its own path's frame, bit for bit (the model's matrix
+/// times the tile's: the root is a group, and the product by the identity above the
+/// model is exact), and that segments along the rows and boxes over them answer as
+/// the plain traversal.
+fn assert_tiles_follow(pinned: bool, moves: &[(DMat4, bool)]) {
+    let (mut scene, top, tiles) = tiles_scene(pinned);
+    let expected_detached: &[&str] = if pinned { &["ground"] } else { &[] };
+    for (step, &(model, turned)) in moves.iter().enumerate() {
+        scene.set_matrix(top, model).unwrap();
+        let index = scene.scene_index(top).unwrap();
+        assert_eq!(
+            index.refit_count(),
+            step as u64 + 1,
+            "move {step}: the same index"
+        );
+        assert_eq!(
+            detached_names(&scene, top),
+            expected_detached,
+            "move {step}"
+        );
+        assert_eq!(index.world().frame().is_turned(), turned, "move {step}");
+        let frames: std::collections::HashMap<NodeId, DMat4> = (index.instances().iter())
+            .filter(|i| scene.drawable_name(i.drawable) == Some("tile"))
+            .map(|i| (i.path[2], i.local_to_world))
+            .collect();
+        assert_eq!(frames.len(), TILES_SIDE * TILES_SIDE);
+        for (t, matrix) in &tiles {
+            let name = scene.node(*t).unwrap().name();
+            assert_eq!(frames[t], model * *matrix, "move {step}, {name}");
+        }
+        let visitor = |accelerated: bool| {
+            let mut v = IntersectionVisitor::new();
+            v.set_use_acceleration(accelerated);
+            v
+        };
+        let mut hits = 0;
+        for k in 0..6 {
+            let z = -24.0 + 9.5 * k as f64;
+            let (a, b) = (
+                model.transform_point3(DVec3::new(-30.0, 0.02, z)),
+                model.transform_point3(DVec3::new(30.0, 0.02, z + 0.3)),
+            );
+            let what = format!("move {step}: segment {a} -> {b}");
+            hits += assert_equal_plain(&what, |accelerated, limit| {
+                let mut i = LineSegmentIntersector::new(a, b).unwrap().with_limit(limit);
+                run(&mut visitor(accelerated), &scene, top, &mut i);
+                i.take_intersections()
+            });
+            let c = model.transform_point3(DVec3::new(z, 0.0, 20.0 - 7.0 * k as f64));
+            let half = DVec3::new(2.0, 1.0, 3.0);
+            hits +=
+                assert_equal_plain(&format!("move {step}: box at {c}"), |accelerated, limit| {
+                    let p = Polytope::from_oriented_box(c, half, DQuat::IDENTITY).unwrap();
+                    let mut i = PolytopeIntersector::new(p).with_limit(limit);
+                    run(&mut visitor(accelerated), &scene, top, &mut i);
+                    i.take_intersections()
+                });
+        }
+        assert!(hits > 300, "move {step}: the queries must hit: {hits}");
+    }
+}
+
+/// A whole-scene move of a scene of thousands of instances, whose frames are computed
+/// in runs on the machine's cores: a translation moves the world tree's origin, turns
+/// turn it, every tile gets its own frame, and nothing is detached.
+#[test]
+fn a_whole_scene_move_of_thousands_of_instances_gives_each_its_own_frame() {
+    let turn = DMat4::from_scale_rotation_translation(
+        DVec3::splat(1.25),
+        DQuat::from_rotation_y(0.4),
+        DVec3::new(3.0, 0.5, -2.0),
+    );
+    assert_tiles_follow(
+        false,
+        &[
+            (DMat4::from_translation(DVec3::new(2.5, -0.5, 1.0)), false),
+            (DMat4::from_translation(DVec3::new(-4.0, 1.5, 0.5)), false),
+            (turn, true),
+            (
+                DMat4::from_translation(DVec3::new(-1.0, 0.0, 0.5)) * turn,
+                true,
+            ),
+        ],
+    );
+}
+
+/// The same with a part that stays put (the ground under an absolute transform, in the
+/// last run of instances): it alone is detached, by a turn as by a translation.
+#[test]
+fn a_part_that_stays_put_among_thousands_of_instances_is_detached_alone() {
+    let turn = DMat4::from_scale_rotation_translation(
+        DVec3::splat(0.75),
+        DQuat::from_rotation_y(-1.1),
+        DVec3::new(3.0, 0.5, -2.0),
+    );
+    assert_tiles_follow(
+        true,
+        &[
+            (turn, true),
+            (
+                DMat4::from_translation(DVec3::new(-1.0, 0.0, 0.5)) * turn,
+                true,
+            ),
+        ],
+    );
+}
+
 /// A drawable with nothing to hit when the index is built (no finite vertex, no
 /// primitive set) is hit once an edit gives it something, whichever way the edit
 /// comes: its instances were collected with an empty box, out of the world tree, and

@@ -32,6 +32,7 @@ mod local_ball_culler;
 mod path_frames;
 mod plane_culler;
 mod primitive_bvh;
+mod runs;
 mod scene_index;
 mod segment_filter;
 mod segment_slab;

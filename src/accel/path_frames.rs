@@ -1,6 +1,7 @@
 //! [`path_frame`] and [`PathFrames`]: the local-to-world matrix at the end of a node
 //! path and its inverse, computed exactly as the plain traversal computes them, for
-//! one path or for many in a row.
+//! one path or for many in a row; [`PathProducts`], the same matrix below a given
+//! frame.
 //!
 //! A move of a node high in the graph (a city's root, a district) recomputes the
 //! frames of every instance below it. Their paths share most of their nodes (on the
@@ -30,7 +31,9 @@ pub(crate) fn path_frame(scene: &SceneGraph, path: &[NodeId]) -> Frame {
 
 /// The local-to-world matrix at the end of `path` when the frame before its first node
 /// is `above` (a path's rest after a prefix whose frame was `above`), computed as
-/// [`path_frame`] computes it, without the inverses; `None` when a node is missing.
+/// [`path_frame`] computes it, without the inverses; `None` when a node is missing (the
+/// reference the tests hold [`PathProducts`] to).
+#[cfg(test)]
 pub(crate) fn local_to_world_after(
     scene: &SceneGraph,
     above: DMat4,
@@ -92,6 +95,50 @@ impl PathFrames {
     }
 }
 
+/// [`local_to_world_after`] for many paths in a row below one frame `above`, keeping the
+/// products along the last path so that the next one computes only what follows the
+/// prefix they share (the graph must not change between its calls).
+#[derive(Debug)]
+pub(crate) struct PathProducts {
+    above: DMat4,
+    /// The last path, as far as its nodes were found.
+    path: Vec<NodeId>,
+    /// The local-to-world matrix below each node of `path`.
+    products: Vec<DMat4>,
+}
+
+impl PathProducts {
+    /// Products of paths below the frame `above`.
+    pub fn below(above: DMat4) -> Self {
+        PathProducts {
+            above,
+            path: Vec::new(),
+            products: Vec::new(),
+        }
+    }
+
+    /// [`local_to_world_after`] of `self`'s frame and `path`.
+    pub fn local_to_world(&mut self, scene: &SceneGraph, path: &[NodeId]) -> Option<DMat4> {
+        let shared = (self.path.iter())
+            .zip(path)
+            .take_while(|(a, b)| a == b)
+            .count();
+        self.path.truncate(shared);
+        self.products.truncate(shared);
+        let mut local_to_world = shared
+            .checked_sub(1)
+            .map_or(self.above, |k| self.products[k]);
+        for &n in &path[shared..] {
+            if let NodeKind::Transform(t) = scene.node(n)?.kind() {
+                local_to_world = t.child_to_world(&local_to_world);
+            }
+            self.path.push(n);
+            self.products.push(local_to_world);
+        }
+        Some(local_to_world)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +194,17 @@ mod tests {
                 // Under the singular transform there is no frame; elsewhere there is.
                 let singular = path.iter().any(|&n| scene.node(n).unwrap().name() == "b11");
                 assert_eq!(own.is_none(), singular);
+            }
+        }
+        // The products below a frame, in the same orders, are each path's own.
+        let above = matrix(9);
+        for order in [&paths, &shuffled] {
+            let mut products = PathProducts::below(above);
+            for path in order.iter().chain(order.iter().rev()) {
+                for rest in [&path[1..], &path[3..], &path[..0]] {
+                    let own = local_to_world_after(&scene, above, rest);
+                    assert_eq!(products.local_to_world(&scene, rest), own, "{rest:?}");
+                }
             }
         }
         // A prefix of a path already seen, and a path of its own (the root alone).

@@ -77,7 +77,8 @@ use super::binned_sah::ItemBox;
 use super::bvh::{Aabb, Bvh};
 use super::edited_instances::EditedInstances;
 use super::leaf_paths::LeafPaths;
-use super::path_frames::{local_to_world_after, path_frame, Frame, PathFrames};
+use super::path_frames::{path_frame, Frame, PathFrames, PathProducts};
+use super::runs::{for_each_run, map_in_runs, run_threads};
 use super::triangle_list::TriangleList;
 use super::wide_bvh::WideBvh;
 use super::world_bvh::{RecordPlace, WorldBvh, WorldItem};
@@ -602,33 +603,50 @@ impl SceneIndex {
             });
         let (min, max) = world.bounds().as_dvec3();
         let size = (max - min).max_element() + min.abs().max(max.abs()).max_element();
-        // The new frames of the instances in the world tree first, a refusal at the
-        // first that does not follow (a turn refuses at once); nothing changed until
-        // all do.
-        let mut frames = Vec::with_capacity(instances.len());
-        let mut path_frames = PathFrames::default();
+        // The new frames of the instances in the world tree first (in runs on the
+        // machine's cores), a run refusing at its first instance that does not keep its
+        // linear part (a turn refuses at once); nothing changed until all follow.
+        let same_linear = |a: &DMat4, b: &DMat4| {
+            a.x_axis == b.x_axis && a.y_axis == b.y_axis && a.z_axis == b.z_axis
+        };
+        let frames = map_in_runs(instances, run_threads(instances.len()), |run| {
+            let mut frames = Vec::with_capacity(run.len());
+            let mut path_frames = PathFrames::default();
+            for instance in run {
+                if instance.path.first() != Some(&root) {
+                    frames.push(Err(()));
+                    break;
+                }
+                if !instance.in_world_tree() {
+                    frames.push(Ok(None));
+                    continue;
+                }
+                let (old_l2w, old_w2l) = (&instance.local_to_world, &instance.world_to_local);
+                match path_frames.frame(scene, &instance.path) {
+                    Some((l2w, w2l))
+                        if same_linear(&l2w, old_l2w)
+                            && same_linear(&w2l, old_w2l)
+                            && l2w.w_axis.w == old_l2w.w_axis.w =>
+                    {
+                        frames.push(Ok(Some((l2w, w2l))))
+                    }
+                    _ => {
+                        frames.push(Err(()));
+                        break;
+                    }
+                }
+            }
+            frames
+        });
+        let Ok(frames) = frames.into_iter().collect::<Result<Vec<Frame>, ()>>() else {
+            return false;
+        };
+        // And all by one translation.
         let mut shift: Option<DVec3> = None;
-        for (k, instance) in instances.iter().enumerate() {
-            if instance.path.first() != Some(&root) {
-                return false;
-            }
-            if !instance.in_world_tree() {
-                frames.push(None);
+        for (k, frame) in frames.iter().enumerate() {
+            let Some((l2w, _)) = frame else {
                 continue;
-            }
-            let Some((l2w, w2l)) = path_frames.frame(scene, &instance.path) else {
-                return false;
             };
-            let (old_l2w, old_w2l) = (&instance.local_to_world, &instance.world_to_local);
-            let same_linear = |a: &DMat4, b: &DMat4| {
-                a.x_axis == b.x_axis && a.y_axis == b.y_axis && a.z_axis == b.z_axis
-            };
-            if !same_linear(&l2w, old_l2w)
-                || !same_linear(&w2l, old_w2l)
-                || l2w.w_axis.w != old_l2w.w_axis.w
-            {
-                return false;
-            }
             let (now, then) = (l2w.w_axis.truncate(), reference.translations[k]);
             let moved_by = now - then;
             let shift = *shift.get_or_insert(moved_by);
@@ -638,7 +656,6 @@ impl SceneIndex {
             if !(moved_by - shift).abs().cmple(DVec3::splat(slack)).all() {
                 return false;
             }
-            frames.push(Some((l2w, w2l)));
         }
         let Some(shift) = shift else {
             return false;
@@ -716,32 +733,32 @@ impl SceneIndex {
         let size = size * frame.unit();
         // The new frames of the instances in the world tree that follow; `None` for the
         // others, which `carry` detaches. Nothing changed unless one follows.
-        let mut frames = Vec::with_capacity(self.instances.len());
-        let mut path_frames = PathFrames::default();
         let rest = common.path.len();
-        let mut followers = 0usize;
-        for instance in &self.instances {
-            let follows = |(l2w, w2l): (DMat4, DMat4)| {
-                let built = instance
-                    .path
-                    .get(rest..)
-                    .and_then(|path| local_to_world_after(scene, common.local_to_world, path))?;
-                let bound = scene.drawable_bound(instance.drawable)?;
-                let absolute = l2w.w_axis.truncate().abs().max_element();
-                let slack = SHIFT_SLACK * (size + absolute);
-                // (Infinite when anything is not finite; a NaN slack does not follow.)
-                let apart = farthest_apart(&l2w, &(motion * built), bound.min, bound.max);
-                (apart <= slack).then_some((l2w, w2l))
-            };
-            let frame = instance
-                .in_world_tree()
-                .then(|| path_frames.frame(scene, &instance.path))
-                .flatten()
-                .and_then(follows);
-            followers += usize::from(frame.is_some());
-            frames.push(frame);
-        }
-        if followers == 0 {
+        let frames = map_in_runs(&self.instances, run_threads(self.instances.len()), |run| {
+            let mut path_frames = PathFrames::default();
+            let mut built_frames = PathProducts::below(common.local_to_world);
+            let mut frames = Vec::with_capacity(run.len());
+            for instance in run {
+                let mut follows = |(l2w, w2l): (DMat4, DMat4)| {
+                    let built = (instance.path.get(rest..))
+                        .and_then(|path| built_frames.local_to_world(scene, path))?;
+                    let bound = scene.drawable_bound(instance.drawable)?;
+                    let absolute = l2w.w_axis.truncate().abs().max_element();
+                    let slack = SHIFT_SLACK * (size + absolute);
+                    // (Infinite when anything is not finite; a NaN slack does not follow.)
+                    let apart = farthest_apart(&l2w, &(motion * built), bound.min, bound.max);
+                    (apart <= slack).then_some((l2w, w2l))
+                };
+                let frame = instance
+                    .in_world_tree()
+                    .then(|| path_frames.frame(scene, &instance.path))
+                    .flatten()
+                    .and_then(&mut follows);
+                frames.push(frame);
+            }
+            frames
+        });
+        if frames.iter().all(Option::is_none) {
             return false;
         }
         self.carry(scene, moved, frame, frames, lookup);
@@ -762,21 +779,25 @@ impl SceneIndex {
         lookup: &mut EditLookup,
     ) {
         self.world.set_frame(frame);
+        // The instances that follow, each on its own (in runs on the machine's cores).
+        let threads = run_threads(self.instances.len());
+        for_each_run(&mut self.instances, threads, |first, run| {
+            for (instance, frame) in run.iter_mut().zip(&frames[first..]) {
+                if frame.is_some() && !instance.removed {
+                    set_frame(scene, instance, *frame, moved);
+                    instance.world_box = world_box_of(scene, instance);
+                }
+            }
+        });
+        // The others, detached already or never in the world tree (under a transform
+        // singular at the build): moved as any move moves them, and detached.
         let mut newly_detached = false;
         let mut path_frames = PathFrames::default();
-        for (k, frame) in frames.into_iter().enumerate() {
+        for (k, frame) in frames.iter().enumerate() {
             let instance = &mut self.instances[k];
-            if instance.removed {
-                continue;
-            }
-            // Detached already, or never in the world tree (under a transform singular
-            // at the build): moved as any move moves them, and detached.
-            let attached = frame.is_some();
-            let frame = frame.or_else(|| path_frames.frame(scene, &instance.path));
-            set_frame(scene, instance, frame, moved);
-            if attached {
-                self.instances[k].world_box = self.new_world_box(scene, k as u32);
-            } else {
+            if frame.is_none() && !instance.removed {
+                let frame = path_frames.frame(scene, &instance.path);
+                set_frame(scene, instance, frame, moved);
                 newly_detached |= self.detach(scene, k as u32);
             }
         }
@@ -1118,11 +1139,7 @@ impl SceneIndex {
     /// The world box of instance `k`'s drawable's bound under its frame (empty under a
     /// singular one).
     fn new_world_box(&self, scene: &SceneGraph, k: u32) -> Aabb {
-        let instance = &self.instances[k as usize];
-        match scene.drawable_bound(instance.drawable) {
-            Some(b) if instance.active && !b.is_empty() => world_box(&b, &instance.local_to_world),
-            _ => Aabb::EMPTY,
-        }
+        world_box_of(scene, &self.instances[k as usize])
     }
 
     /// The lookups for edits, made at the first one.
@@ -1609,6 +1626,15 @@ fn padded_outward(lo: DVec3, hi: DVec3, origin: DVec3) -> Aabb {
         Aabb { min, max }
     } else {
         Aabb::from_f64_outward(lo - DVec3::splat(pad), hi + DVec3::splat(pad))
+    }
+}
+
+/// The world box of `instance`'s drawable's bound under its frame; empty under a
+/// singular one.
+fn world_box_of(scene: &SceneGraph, instance: &Instance) -> Aabb {
+    match scene.drawable_bound(instance.drawable) {
+        Some(b) if instance.active && !b.is_empty() => world_box(&b, &instance.local_to_world),
+        _ => Aabb::EMPTY,
     }
 }
 
