@@ -1002,6 +1002,54 @@ fn print_structural_edits(benches: &mut [Bench]) {
 /// many times).
 const STRUCTURAL_EDITS: usize = 7;
 
+/// Milliseconds a move of the whole scene takes with the scene index's next use: a
+/// transform (a model turned in a viewer, a floating origin) put above the root, its
+/// index built, then its matrix set to a turn, and to a translation, a little further
+/// at each move ([`WHOLE_SCENE_MOVES`] of each, the median); the world tree follows,
+/// and every instance's frame and world box are computed again (on the machine's cores
+/// from 4 096 instances on). The transform is taken away again after.
+fn print_whole_scene_moves(benches: &mut [Bench]) {
+    for b in benches.iter_mut() {
+        let Ok(model) = b.scene.add_transform("model", DMat4::IDENTITY) else {
+            continue;
+        };
+        if b.scene.add_child(model, b.root).is_err() {
+            continue;
+        }
+        std::hint::black_box(b.scene.scene_index(model));
+        let mut time = |pose: &dyn Fn(f64) -> DMat4| {
+            let mut times: Vec<f64> = (1..=WHOLE_SCENE_MOVES)
+                .map(|step| {
+                    let start = Instant::now();
+                    b.scene
+                        .set_matrix(model, pose(step as f64))
+                        .expect("a finite, affine pose");
+                    std::hint::black_box(b.scene.scene_index(model));
+                    start.elapsed().as_secs_f64() * 1e3
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            times[times.len() / 2]
+        };
+        let turn = time(&|step| DMat4::from_rotation_y(0.01 * step));
+        let shift = time(&|step| DMat4::from_translation(DVec3::new(0.5 * step, 0.0, 0.25)));
+        let instances = b
+            .scene
+            .scene_index(model)
+            .map_or(0, |i| i.instances().len());
+        let _ = b.scene.remove_child(model, b.root);
+        println!(
+            "whole scene {:>10} turned: {turn:.3} ms, moved: {shift:.3} ms, each with the index's next use ({instances} instances)",
+            b.name
+        );
+    }
+    println!();
+}
+
+/// How many moves of each kind [`print_whole_scene_moves`] times (the median of as
+/// many).
+const WHOLE_SCENE_MOVES: usize = 9;
+
 // ----- the C++ peers: OpenSceneGraph and Embree ----------------------------------------
 
 /// Writes the scene's flattened triangles, its meshes and the ratio table's [`TABLE`]
@@ -1186,10 +1234,11 @@ fn bench_all(c: &mut Criterion) {
     if let Ok(spec) = std::env::var("BENCH_PROFILE") {
         profile_only(&benches, &spec);
     }
-    // BENCH_EDITS_ONLY=1: only the `move` and `structure` lines (a few seconds a scene,
+    // BENCH_EDITS_ONLY=1: only the `move`, `whole scene` and `structure` lines (a few seconds a scene,
     // where the ratio table takes minutes).
     if std::env::var_os("BENCH_EDITS_ONLY").is_some() {
         print_moves(&mut benches);
+        print_whole_scene_moves(&mut benches);
         print_structural_edits(&mut benches);
         return;
     }
@@ -1235,6 +1284,7 @@ fn bench_all(c: &mut Criterion) {
     // Last: the moved and edited instances stay detached from the world tree until the
     // next rebuild, which would slow the queries above on the cities.
     print_moves(&mut benches);
+    print_whole_scene_moves(&mut benches);
     print_structural_edits(&mut benches);
 }
 
