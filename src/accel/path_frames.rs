@@ -95,9 +95,11 @@ impl PathFrames {
     }
 }
 
-/// [`local_to_world_after`] for many paths in a row below one frame `above`, keeping the
-/// products along the last path so that the next one computes only what follows the
-/// prefix they share (the graph must not change between its calls).
+/// The local-to-world matrices at the end of many paths in a row below one frame
+/// `above` (each path the rest of a longer one after a prefix whose frame was
+/// `above`), computed as [`path_frame`] computes them, without the inverses, keeping
+/// the products along the last path so that the next one computes only what follows
+/// the prefix they share (the graph must not change between its calls).
 #[derive(Debug)]
 pub(crate) struct PathProducts {
     above: DMat4,
@@ -117,7 +119,8 @@ impl PathProducts {
         }
     }
 
-    /// [`local_to_world_after`] of `self`'s frame and `path`.
+    /// The local-to-world matrix at the end of `path` below `self`'s frame; `None`
+    /// when a node is missing.
     pub fn local_to_world(&mut self, scene: &SceneGraph, path: &[NodeId]) -> Option<DMat4> {
         let shared = (self.path.iter())
             .zip(path)

@@ -703,6 +703,10 @@ impl SceneIndex {
     /// on, and its nearest segments took six times as long. (A translation is a
     /// similarity too: a translation of the whole scene that `shift_under` refuses for
     /// a part that stays put comes here, and detaches only that part.)
+    ///
+    /// Every instance's frame is still computed again (here, and in `shift_under`
+    /// and `carry`, in runs on the machine's cores: see [`map_in_runs`]): 13–14 ms
+    /// for the 71 717 instances of city_s10 on two cores, 21–23 ms on one.
     fn turn_under(
         &mut self,
         scene: &SceneGraph,
