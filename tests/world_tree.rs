@@ -1284,6 +1284,13 @@ fn scene_with_a_pinned_ground() -> (SceneGraph, NodeId) {
     let (mut scene, root, _, _) = scene();
     let top = scene.add_transform("model", DMat4::IDENTITY).unwrap();
     scene.add_child(top, root).unwrap();
+    add_pinned_ground(&mut scene, root, 10);
+    (scene, top)
+}
+
+/// Adds under `root` a ground of `cells`² cells, a unit below, under an absolute
+/// transform: it stays where it is when the rest of the scene moves.
+fn add_pinned_ground(scene: &mut SceneGraph, root: NodeId, cells: u32) {
     let pinned = scene
         .add_transform(
             "pinned",
@@ -1293,12 +1300,11 @@ fn scene_with_a_pinned_ground() -> (SceneGraph, NodeId) {
     scene
         .set_reference_frame(pinned, ReferenceFrame::Absolute)
         .unwrap();
-    let ground = scene.add_drawable("ground", grid(10, 20.0));
+    let ground = scene.add_drawable("ground", grid(cells, 20.0));
     let geode = scene.add_geode("ground-geode");
     scene.add_drawable_to_geode(geode, ground).unwrap();
     scene.add_child(pinned, geode).unwrap();
     scene.add_child(root, pinned).unwrap();
-    (scene, top)
 }
 
 /// A part under an absolute transform stays where it is when the rest of the scene
@@ -1400,20 +1406,7 @@ fn tiles_scene(pinned: bool) -> (SceneGraph, NodeId, Vec<(NodeId, DMat4)>) {
         }
     }
     if pinned {
-        let pinned = scene
-            .add_transform(
-                "pinned",
-                DMat4::from_translation(DVec3::new(0.0, -1.0, 0.0)),
-            )
-            .unwrap();
-        scene
-            .set_reference_frame(pinned, ReferenceFrame::Absolute)
-            .unwrap();
-        let ground = scene.add_drawable("ground", grid(4, 20.0));
-        let ground_geode = scene.add_geode("ground-geode");
-        scene.add_drawable_to_geode(ground_geode, ground).unwrap();
-        scene.add_child(pinned, ground_geode).unwrap();
-        scene.add_child(root, pinned).unwrap();
+        add_pinned_ground(&mut scene, root, 4);
     }
     scene.build_acceleration();
     (scene, top, tiles)
