@@ -1007,7 +1007,7 @@ const STRUCTURAL_EDITS: usize = 7;
 /// index built, then its matrix set to a turn, and to a translation, a little further
 /// at each move ([`WHOLE_SCENE_MOVES`] of each, the median); the world tree follows,
 /// and every instance's frame and world box are computed again (on the machine's cores
-/// from 4 096 instances on). The transform is taken away again after.
+/// from 4 096 instances on). The transform is removed again after.
 fn print_whole_scene_moves(benches: &mut [Bench]) {
     for b in benches.iter_mut() {
         let Ok(model) = b.scene.add_transform("model", DMat4::IDENTITY) else {
@@ -1037,7 +1037,8 @@ fn print_whole_scene_moves(benches: &mut [Bench]) {
             .scene
             .scene_index(model)
             .map_or(0, |i| i.instances().len());
-        let _ = b.scene.remove_child(model, b.root);
+        // (Its index with it.)
+        let _ = b.scene.remove_node(model);
         println!(
             "whole scene {:>10} turned: {turn:.3} ms, moved: {shift:.3} ms, each with the index's next use ({instances} instances)",
             b.name
@@ -1234,8 +1235,8 @@ fn bench_all(c: &mut Criterion) {
     if let Ok(spec) = std::env::var("BENCH_PROFILE") {
         profile_only(&benches, &spec);
     }
-    // BENCH_EDITS_ONLY=1: only the `move`, `whole scene` and `structure` lines (a few seconds a scene,
-    // where the ratio table takes minutes).
+    // BENCH_EDITS_ONLY=1: only the `move`, `whole scene` and `structure` lines (a few
+    // seconds a scene, where the ratio table takes minutes).
     if std::env::var_os("BENCH_EDITS_ONLY").is_some() {
         print_moves(&mut benches);
         print_whole_scene_moves(&mut benches);

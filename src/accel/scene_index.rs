@@ -705,7 +705,7 @@ impl SceneIndex {
     /// a part that stays put comes here, and detaches only that part.)
     ///
     /// Every instance's frame is still computed again (here, and in `shift_under`
-    /// and `carry`, in runs on the machine's cores: see [`map_in_runs`]): 13–14 ms
+    /// and `carry`, in runs on the machine's cores: see [`map_in_runs`]): 13–15 ms
     /// for the 71 717 instances of city_s10 on two cores, 21–23 ms on one.
     fn turn_under(
         &mut self,
