@@ -152,8 +152,14 @@ pub(crate) fn build_binary(
 /// The threads a build step over `items` items uses: the machine's cores from
 /// [`PARALLEL_ITEMS`] items on, one below.
 pub(crate) fn build_threads(items: usize) -> usize {
+    build_threads_from(items, PARALLEL_ITEMS)
+}
+
+/// The threads for work over `items` items that pays for a second thread from
+/// `threshold` items on: the machine's cores from there, one below.
+pub(crate) fn build_threads_from(items: usize, threshold: usize) -> usize {
     // (Asked only when it matters: the answer reads the process's CPU limits.)
-    if items >= PARALLEL_ITEMS {
+    if items >= threshold {
         std::thread::available_parallelism().map_or(1, |t| t.get())
     } else {
         1

@@ -8,6 +8,8 @@
 //! from a task of that pool, whose other threads may be waiting on it), and the
 //! results are the same as on one thread, in the same order.
 
+use super::binned_sah::build_threads_from;
+
 /// The instances a run needs before a second thread pays for its start. A scoped
 /// thread's start and join take some 47 µs (an AMD EPYC, 2026-12-01) against some
 /// 0.3 µs an instance, so a second thread pays from a few hundred instances on; from
@@ -18,12 +20,7 @@ pub(crate) const PARALLEL_INSTANCES: usize = 4096;
 /// The threads for work over `items` instances: the machine's cores from
 /// [`PARALLEL_INSTANCES`] on, one below.
 pub(crate) fn run_threads(items: usize) -> usize {
-    if items >= PARALLEL_INSTANCES {
-        // (Asked only when it matters: the answer reads the process's CPU limits.)
-        std::thread::available_parallelism().map_or(1, |t| t.get())
-    } else {
-        1
-    }
+    build_threads_from(items, PARALLEL_INSTANCES)
 }
 
 /// `work` of consecutive runs of `items`, on up to `threads` threads (the first run on

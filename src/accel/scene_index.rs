@@ -1020,7 +1020,7 @@ impl SceneIndex {
             .to_vec();
         let mut newly_detached = false;
         for &k in &changed {
-            let now = self.new_world_box(scene, k);
+            let now = world_box_of(scene, &self.instances[k as usize]);
             let kept = self.repack(scene, &mut lookup, k)
                 || self.stays_whole_in_place(scene, &mut lookup, k, &now);
             self.instances[k as usize].world_box = now;
@@ -1140,12 +1140,6 @@ impl SceneIndex {
         world.repack(&kept.places, moved)
     }
 
-    /// The world box of instance `k`'s drawable's bound under its frame (empty under a
-    /// singular one).
-    fn new_world_box(&self, scene: &SceneGraph, k: u32) -> Aabb {
-        world_box_of(scene, &self.instances[k as usize])
-    }
-
     /// The lookups for edits, made at the first one.
     fn take_edit_lookup(&mut self) -> Box<EditLookup> {
         self.edit_lookup.take().unwrap_or_else(|| {
@@ -1166,7 +1160,7 @@ impl SceneIndex {
     /// under a singular one) and detaches it from the world tree; true when it was not
     /// detached yet.
     fn detach(&mut self, scene: &SceneGraph, k: u32) -> bool {
-        self.instances[k as usize].world_box = self.new_world_box(scene, k);
+        self.instances[k as usize].world_box = world_box_of(scene, &self.instances[k as usize]);
         self.mark_detached(k)
     }
 
