@@ -4,7 +4,7 @@
 //! A full record carries the hit's node path in a vector of its own, the drawable's
 //! matrix, local and world points (and, by intersector, normals, barycentric weights,
 //! the clipped polygon): building them is ~18 % of an all-hits segment query on
-//! littlest_tokyo (`benches/README.md`, seventh part of the session of 2026-11-27). A
+//! littlest_tokyo (`benches/HISTORY.md`, seventh part of the session of 2026-11-27). A
 //! caller that reads only what was hit, in what order and where in the world (a batch of
 //! queries written out, a pick that wants the drawable under the mouse, a vehicle that
 //! wants the nodes its box touches) can ask for summaries instead: the same hits, in the
