@@ -60,53 +60,66 @@ fn frame_after(scene: &SceneGraph, n: NodeId, above: (DMat4, DMat4)) -> Frame {
     }
 }
 
-/// [`path_frame`] for many paths in a row, keeping the frames along the last path so
-/// that the next one computes only what follows the prefix they share (one
-/// `PathFrames` per refit: the graph must not change between its calls).
+/// Values computed node by node along paths taken in a row, keeping the value below
+/// each node of the last path so that the next one computes only what follows the
+/// prefix they share (the graph must not change between calls). The value after a
+/// prefix depends only on that prefix, so it is the same to the bit.
 #[derive(Debug, Default)]
-pub(crate) struct PathFrames {
-    /// The last path.
+struct PrefixValues<V> {
+    /// The last path, as far as its values were computed.
     path: Vec<NodeId>,
-    /// The frame below each of its nodes (as many as it has, until one is `None`:
-    /// nothing below a singular transform needs a frame).
-    frames: Vec<Frame>,
+    /// The value below each node of `path`.
+    values: Vec<V>,
 }
+
+impl<V: Copy> PrefixValues<V> {
+    /// The value at the end of `path`: `first` before its first node, then `step` at
+    /// each node; `None` at the first node where `step` gives `None`.
+    fn value(
+        &mut self,
+        path: &[NodeId],
+        first: V,
+        step: impl Fn(NodeId, V) -> Option<V>,
+    ) -> Option<V> {
+        let shared = (self.path.iter())
+            .zip(path)
+            .take_while(|(a, b)| a == b)
+            .count();
+        self.path.truncate(shared);
+        self.values.truncate(shared);
+        let mut value = shared.checked_sub(1).map_or(first, |k| self.values[k]);
+        for &n in &path[shared..] {
+            value = step(n, value)?;
+            self.path.push(n);
+            self.values.push(value);
+        }
+        Some(value)
+    }
+}
+
+/// [`path_frame`] for many paths in a row, computing only what follows the prefix a
+/// path shares with the one before (one `PathFrames` per refit: the graph must not
+/// change between its calls).
+#[derive(Debug, Default)]
+pub(crate) struct PathFrames(PrefixValues<(DMat4, DMat4)>);
 
 impl PathFrames {
     /// [`path_frame`] of `path` (in a graph unchanged since the last call).
     pub fn frame(&mut self, scene: &SceneGraph, path: &[NodeId]) -> Frame {
-        let shared = (self.path.iter())
-            .zip(path)
-            .take_while(|(a, b)| a == b)
-            .count()
-            .min(self.frames.len());
-        self.path.truncate(shared);
-        self.frames.truncate(shared);
-        let mut frame = match shared {
-            0 => Some((DMat4::IDENTITY, DMat4::IDENTITY)),
-            k => self.frames[k - 1],
-        };
-        for &n in &path[shared..] {
-            frame = frame_after(scene, n, frame?);
-            self.path.push(n);
-            self.frames.push(frame);
-        }
-        frame
+        let identity = (DMat4::IDENTITY, DMat4::IDENTITY);
+        (self.0).value(path, identity, |n, above| frame_after(scene, n, above))
     }
 }
 
 /// The local-to-world matrices at the end of many paths in a row below one frame
 /// `above` (each path the rest of a longer one after a prefix whose frame was
-/// `above`), computed as [`path_frame`] computes them, without the inverses, keeping
-/// the products along the last path so that the next one computes only what follows
-/// the prefix they share (the graph must not change between its calls).
+/// `above`), computed as [`path_frame`] computes them, without the inverses, and only
+/// what follows the prefix a path shares with the one before (the graph must not
+/// change between its calls).
 #[derive(Debug)]
 pub(crate) struct PathProducts {
     above: DMat4,
-    /// The last path, as far as its nodes were found.
-    path: Vec<NodeId>,
-    /// The local-to-world matrix below each node of `path`.
-    products: Vec<DMat4>,
+    products: PrefixValues<DMat4>,
 }
 
 impl PathProducts {
@@ -114,31 +127,19 @@ impl PathProducts {
     pub fn below(above: DMat4) -> Self {
         PathProducts {
             above,
-            path: Vec::new(),
-            products: Vec::new(),
+            products: PrefixValues::default(),
         }
     }
 
     /// The local-to-world matrix at the end of `path` below `self`'s frame; `None`
     /// when a node is missing.
     pub fn local_to_world(&mut self, scene: &SceneGraph, path: &[NodeId]) -> Option<DMat4> {
-        let shared = (self.path.iter())
-            .zip(path)
-            .take_while(|(a, b)| a == b)
-            .count();
-        self.path.truncate(shared);
-        self.products.truncate(shared);
-        let mut local_to_world = shared
-            .checked_sub(1)
-            .map_or(self.above, |k| self.products[k]);
-        for &n in &path[shared..] {
-            if let NodeKind::Transform(t) = scene.node(n)?.kind() {
-                local_to_world = t.child_to_world(&local_to_world);
-            }
-            self.path.push(n);
-            self.products.push(local_to_world);
-        }
-        Some(local_to_world)
+        (self.products).value(path, self.above, |n, local_to_world| {
+            Some(match scene.node(n)?.kind() {
+                NodeKind::Transform(t) => t.child_to_world(&local_to_world),
+                _ => local_to_world,
+            })
+        })
     }
 }
 
