@@ -6,7 +6,8 @@
 //! products of `f64` matrices: some 20 ms on one core. Each instance's work is its
 //! own, so runs of them go to scoped threads (not the rayon pool: an edit may be made
 //! from a task of that pool, whose other threads may be waiting on it), and the
-//! results are the same as on one thread, in the same order.
+//! results are the same as on one thread, in the same order. [`fill_runs`] also fills
+//! the world tree's leaf records in runs at its build.
 
 use super::binned_sah::build_threads_from;
 
@@ -23,23 +24,46 @@ pub(crate) fn run_threads(items: usize) -> usize {
     build_threads_from(items, PARALLEL_INSTANCES)
 }
 
-/// `work` of consecutive runs of `items`, on up to `threads` threads (the first run on
-/// this one), its results joined in the items' order.
+/// The results `work` appends for consecutive runs of `items`, on up to `threads`
+/// threads (the first run on this one), joined in the items' order.
 pub(crate) fn map_in_runs<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
-    work: impl Fn(&[T]) -> Vec<R> + Sync,
+    work: impl Fn(&[T], &mut Vec<R>) + Sync,
 ) -> Vec<R> {
+    let mut out = Vec::with_capacity(items.len());
     if threads <= 1 || items.len() < 2 {
-        return work(items);
+        work(items, &mut out);
+        return out;
     }
     let per_run = items.len().div_ceil(threads);
-    let mut runs = items.chunks(per_run);
-    let first = runs.next().unwrap_or_default();
+    let runs: Vec<_> = items.chunks(per_run).map(|run| (run, run.len())).collect();
+    fill_runs(&mut out, &runs, work);
+    out
+}
+
+/// What `fill` appends for each of `runs` (a run of items and the room its results
+/// need), in the runs' order: the first run on this thread, straight into `out`; each
+/// other on a scoped thread of its own, into a list of its own, appended.
+pub(crate) fn fill_runs<T: Sync, R: Send>(
+    out: &mut Vec<R>,
+    runs: &[(&[T], usize)],
+    fill: impl Fn(&[T], &mut Vec<R>) + Sync,
+) {
     std::thread::scope(|scope| {
-        let work = &work;
-        let others: Vec<_> = runs.map(|run| scope.spawn(move || work(run))).collect();
-        let mut out = work(first);
+        let fill = &fill;
+        let others: Vec<_> = (runs.iter().skip(1))
+            .map(|&(run, room)| {
+                scope.spawn(move || {
+                    let mut own = Vec::with_capacity(room);
+                    fill(run, &mut own);
+                    own
+                })
+            })
+            .collect();
+        if let Some(&(first, _)) = runs.first() {
+            fill(first, out);
+        }
         for other in others {
             // A run's thread only panics where the one-thread work would.
             match other.join() {
@@ -47,8 +71,7 @@ pub(crate) fn map_in_runs<T: Sync, R: Send>(
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        out
-    })
+    });
 }
 
 /// `work(first, run)` for consecutive runs of `items` (`first`: the place of the run's
@@ -87,8 +110,9 @@ mod tests {
     fn runs_give_the_one_thread_results_in_order() {
         for n in [0, 1, 2, 3, 7, 100, 1001] {
             let items: Vec<u64> = (0..n).map(|k| k * k + 3).collect();
-            let doubled_plus_one = |run: &[u64]| run.iter().map(|v| v * 2 + 1).collect();
-            let one: Vec<u64> = doubled_plus_one(&items);
+            let doubled_plus_one =
+                |run: &[u64], out: &mut Vec<u64>| out.extend(run.iter().map(|v| v * 2 + 1));
+            let one: Vec<u64> = items.iter().map(|v| v * 2 + 1).collect();
             for threads in [1, 2, 3, 8] {
                 assert_eq!(
                     map_in_runs(&items, threads, doubled_plus_one),

@@ -609,8 +609,7 @@ impl SceneIndex {
         let same_linear = |a: &DMat4, b: &DMat4| {
             a.x_axis == b.x_axis && a.y_axis == b.y_axis && a.z_axis == b.z_axis
         };
-        let frames = map_in_runs(instances, run_threads(instances.len()), |run| {
-            let mut frames = Vec::with_capacity(run.len());
+        let frames = map_in_runs(instances, run_threads(instances.len()), |run, frames| {
             let mut path_frames = PathFrames::default();
             for instance in run {
                 if instance.path.first() != Some(&root) {
@@ -636,7 +635,6 @@ impl SceneIndex {
                     }
                 }
             }
-            frames
         });
         let Ok(frames) = frames.into_iter().collect::<Result<Vec<Frame>, ()>>() else {
             return false;
@@ -738,10 +736,10 @@ impl SceneIndex {
         // The new frames of the instances in the world tree that follow; `None` for the
         // others, which `carry` detaches. Nothing changed unless one follows.
         let rest = common.path.len();
-        let frames = map_in_runs(&self.instances, run_threads(self.instances.len()), |run| {
+        let threads = run_threads(self.instances.len());
+        let frames = map_in_runs(&self.instances, threads, |run, frames| {
             let mut path_frames = PathFrames::default();
             let mut built_frames = PathProducts::below(common.local_to_world);
-            let mut frames = Vec::with_capacity(run.len());
             for instance in run {
                 let mut follows = |(l2w, w2l): (DMat4, DMat4)| {
                     let built = (instance.path.get(rest..))
@@ -760,7 +758,6 @@ impl SceneIndex {
                     .and_then(&mut follows);
                 frames.push(frame);
             }
-            frames
         });
         if frames.iter().all(Option::is_none) {
             return false;

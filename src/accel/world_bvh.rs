@@ -35,6 +35,7 @@ use glam::{DVec3, Vec4};
 use super::binned_sah::{build_binary, build_threads, BinaryBuild, ItemBox, LeafRule};
 use super::lane_stack::LaneStack;
 use super::leaf_triangles::{LeafTriangle, Quantizer};
+use super::runs::fill_runs;
 use super::{Aabb, Aabb4, WalkStack, WorldFrame};
 
 /// Where a leaf record is: its position among the records and its leaf (node index
@@ -675,28 +676,7 @@ fn fill_in_runs(
         runs.push((run, records));
         rest = after;
     }
-    std::thread::scope(|scope| {
-        let fill = &fill;
-        let others: Vec<_> = (runs.iter().skip(1))
-            .map(|&(run, records)| {
-                scope.spawn(move || {
-                    let mut own = Vec::with_capacity(records);
-                    fill(run, &mut own);
-                    own
-                })
-            })
-            .collect();
-        if let Some(&(first, _)) = runs.first() {
-            fill(first, &mut out);
-        }
-        for other in others {
-            // A run's thread only panics where the one-thread fill would.
-            match other.join() {
-                Ok(own) => out.extend_from_slice(&own),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-    });
+    fill_runs(&mut out, &runs, fill);
     out
 }
 
