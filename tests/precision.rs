@@ -866,6 +866,77 @@ fn a_plane_that_overflows_in_an_outer_frame_culls_nothing_below_it() {
     }
 }
 
+/// Found by the `edits` fuzz target: a plane whose values overflow at the vertices of the
+/// frame it is moved to. The frame shears local x and z into world y by ±10^300
+/// (determinant 1), so the world plane y ≥ 5 is the local plane (10^300, 1, −10^300, −5).
+/// At the vertex (10^10, 0, 1.001·10^10) its terms are 10^310 and −1.001·10^310: `∞ − ∞`
+/// in `f64`, not a number, though the vertex lies 10^307 below the plane. The segment
+/// clipper kept a line whose end values were not numbers, so the plain traversal hit
+/// the line from that vertex, while the accelerated one, whose tree culls the line's box
+/// by the normalized plane (clearly outside), did not. The clipped planes are now scaled
+/// by a power of two into range, and neither traversal hits it; a line in the same frame
+/// on the plane's inner side is hit by both.
+#[test]
+fn a_plane_whose_values_overflow_at_a_frames_vertices_is_clipped_by_in_range() {
+    let shear = DMat4::from_cols(
+        DVec4::new(1.0, 1e300, 0.0, 0.0),
+        DVec4::Y,
+        DVec4::new(0.0, -1e300, 1.0, 0.0),
+        DVec4::W,
+    );
+    let (x, outside, inside) = (1e10f32, 1.001e10f32, 0.999e10f32);
+    let vertices = vec![
+        Vec3::new(x, 0.0, outside),
+        Vec3::new(x, 0.0, 1.002e10),
+        Vec3::new(x, 0.0, inside),
+        Vec3::new(x, 0.0, 0.998e10),
+    ];
+    // Local plane values, in exact arithmetic: 10^300 (x − z) + y − 5.
+    let plane = DVec4::new(0.0, 1.0, 0.0, -5.0);
+    let local = shear.transpose() * plane;
+    assert_eq!(local, DVec4::new(1e300, 1.0, -1e300, -5.0));
+    let overflowing = |v: Vec3| {
+        let v = v.as_dvec3();
+        local.x * v.x + local.y * v.y + local.z * v.z + local.w
+    };
+    assert!(overflowing(vertices[0]).is_nan());
+    assert!(overflowing(vertices[2]).is_nan());
+    for (lines, expected) in [([0u32, 1], 0), ([2, 3], 1)] {
+        let mut scene = SceneGraph::new();
+        let root = scene.add_group("root");
+        let frame = scene.add_transform("shear", shear).unwrap();
+        let mut geometry = Geometry::new(vertices.clone());
+        geometry
+            .add_primitive_set(PrimitiveSet::DrawElements {
+                mode: PrimitiveMode::Lines,
+                indices: Indices::U32(lines.to_vec()),
+            })
+            .unwrap();
+        let drawable = scene.add_drawable("lines", geometry);
+        let geode = scene.add_geode("geode");
+        scene.add_drawable_to_geode(geode, drawable).unwrap();
+        scene.add_child(frame, geode).unwrap();
+        scene.add_child(root, frame).unwrap();
+        for accelerated in [false, true] {
+            let mut visitor = IntersectionVisitor::new();
+            visitor.set_use_acceleration(accelerated);
+            let mut polytope = PolytopeIntersector::new(Polytope::new([plane]).unwrap());
+            visitor.apply(&scene, root, &mut polytope).unwrap();
+            let hits = polytope.intersections();
+            assert_eq!(
+                hits.len(),
+                expected,
+                "line {lines:?}, accelerated {accelerated}"
+            );
+            for hit in hits {
+                // The whole line is inside, its ends kept as they are.
+                assert_eq!(hit.primitive_kind, PrimitiveKind::Line);
+                assert_eq!(hit.polygon.len(), 2);
+            }
+        }
+    }
+}
+
 /// Found by the `query` fuzz target: a point whose node's sphere a transform carries to
 /// +∞ − ∞. The transform shears y and z into x by ±10^308 (its determinant is 1, its
 /// inverse finite), so the point (0, 10, 10) lands at x = 10^309 − 10^309: not a number

@@ -17,6 +17,64 @@ pub(crate) fn plane_value(plane: DVec4, p: DVec3) -> f64 {
     plane.x * p.x + plane.y * p.y + plane.z * p.z + plane.w
 }
 
+/// Normal components (largest magnitude) and offset up to which a plane is clipped by
+/// as it is: its [`plane_value`] at any point of `f32` coordinates (below `2^128` in
+/// magnitude) then stays below `2^1001`, and the term of its largest component, unless
+/// that coordinate is 0, above `2^-750`: far from both ends of `f64`'s range.
+const CLIPPING_NORMAL_RANGE: (f64, f64) = (pow2(-600), pow2(600));
+const CLIPPING_MAX_OFFSET: f64 = pow2(1000);
+
+/// `plane`, a drawable's plane the clippers test its vertices against, scaled by a power
+/// of two when its coefficients would make [`plane_value`] overflow or underflow at the
+/// drawable's `f32` vertices: so that its largest normal component is about 1 (or its
+/// offset below `2^1000`).
+///
+/// A polytope's planes moved into the frame of an extreme transform (entries of
+/// `10^306`) can be finite and still give `∞ − ∞` at a vertex whose true value is far
+/// from 0: not a number, which the clippers' comparisons read as a side, while the
+/// culls of the trees (which normalize the planes, and see the vertex clearly on one
+/// side) read it as the other; a traversal with trees then disagreed with one without.
+/// Scaled so, the values are those of the same plane without overflow. A power of two
+/// changes no sign and no rounding (every product, sum and quotient scales exactly), so
+/// clipping by a scaled plane keeps the same vertices and makes the same crossing points
+/// as by the plane itself wherever that did not overflow or underflow; and a plane in
+/// range, as every plane of a scene's ordinary frames is, is returned as it is. Planes
+/// with a component that is not finite are too.
+#[inline]
+pub(crate) fn plane_in_clipping_range(plane: DVec4) -> DVec4 {
+    let largest = plane.truncate().abs().max_element();
+    let (low, high) = CLIPPING_NORMAL_RANGE;
+    if largest >= low && largest <= high && plane.w.abs() <= CLIPPING_MAX_OFFSET {
+        return plane;
+    }
+    rescaled_plane(plane, largest)
+}
+
+/// [`plane_in_clipping_range`] for a plane out of range (kept out of line).
+#[cold]
+#[inline(never)]
+fn rescaled_plane(plane: DVec4, largest: f64) -> DVec4 {
+    if !plane.is_finite() || largest == 0.0 {
+        return plane;
+    }
+    // The exponents of the largest normal component and of the offset (within one: a
+    // power of two near either is as good).
+    let exponent = |x: f64| x.log2().floor() as i32;
+    let mut shift = -exponent(largest);
+    if plane.w != 0.0 {
+        // The offset scaled by 2^shift stays below 2^1000.
+        shift = shift.min(1000 - exponent(plane.w.abs()));
+    }
+    // In two factors, each a normal `f64` (the shift may pass 1023 either way).
+    let half = shift / 2;
+    plane * pow2(half) * pow2(shift - half)
+}
+
+/// `2^k` for `k` in the normal range of `f64` (`-1022..=1023`).
+const fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
 /// The inclusive Sutherland–Hodgman rule for one edge `p → q` of a polygon being
 /// clipped by one plane (`dp`, `dq` their plane values): keeps `p` when it is inside or
 /// on the plane, then the crossing point when the edge goes strictly from one side to
@@ -343,5 +401,83 @@ mod tests {
             &planes
         )
         .is_some());
+    }
+
+    #[test]
+    fn planes_in_range_are_clipped_by_as_they_are() {
+        for plane in [
+            DVec4::new(0.0, 1.0, 0.0, -5.0),
+            DVec4::new(1e-150, -3e170, 2.5, 1e300),
+            DVec4::new(-7.0, 0.0, 0.0, 0.0),
+        ] {
+            assert_eq!(plane_in_clipping_range(plane).to_array(), plane.to_array());
+        }
+        // Nothing a power of two could bring into range: kept.
+        let zero_normal = DVec4::new(0.0, 0.0, 0.0, 1e308);
+        assert_eq!(plane_in_clipping_range(zero_normal), zero_normal);
+        let infinite = DVec4::new(f64::INFINITY, 1.0, 0.0, 0.0);
+        assert_eq!(plane_in_clipping_range(infinite), infinite);
+        assert!(plane_in_clipping_range(DVec4::new(f64::NAN, 1.0, 0.0, 0.0))
+            .x
+            .is_nan());
+    }
+
+    #[test]
+    fn a_plane_out_of_range_is_scaled_by_a_power_of_two_into_it() {
+        let f32_max = f64::from(f32::MAX);
+        // `plane · 2^shift`, in two exact steps.
+        let times_pow2 =
+            |plane: DVec4, shift: i32| plane * 2f64.powi(shift / 2) * 2f64.powi(shift - shift / 2);
+        // Planes whose values pass f64's range at f32 vertices (10^300 · 10^10 = ∞), or
+        // fall below its smallest numbers (10^-320 · 10^-10 = 0), with the power of two
+        // that brings the largest normal component into [1, 2): 10^300 lies in [2^996,
+        // 2^997), the subnormal 10^-320 (2024 · 2^-1074) in [2^-1064, 2^-1063), and
+        // 4·10^-310 in [2^-1028, 2^-1027); and the vertex's side, worked out by hand (the
+        // first two 10^300 (x − z) < 0, the others 10^-320 · x and 4·10^-310 · y < 0,
+        // which round to −0: on the plane, inside it, before).
+        for (plane, shift, vertex, below) in [
+            (
+                DVec4::new(1e300, 1.0, -1e300, -5.0),
+                -996,
+                DVec3::new(1e10, 0.0, 1.001e10),
+                true,
+            ),
+            (
+                DVec4::new(-1e300, 0.0, 1e300, 0.0),
+                -996,
+                DVec3::new(f32_max, 0.0, 0.5 * f32_max),
+                true,
+            ),
+            (
+                DVec4::new(1e-320, 0.0, 0.0, 0.0),
+                1064,
+                DVec3::new(-1e-10, 7.0, 7.0),
+                true,
+            ),
+            (
+                DVec4::new(0.0, 4e-310, 0.0, 0.0),
+                1028,
+                DVec3::new(0.0, -1e-20, 0.0),
+                true,
+            ),
+        ] {
+            assert!(plane_value(plane, vertex).is_nan() || plane_value(plane, vertex) == 0.0);
+            let scaled = plane_in_clipping_range(plane);
+            assert_eq!(scaled, times_pow2(plane, shift), "{plane:?}");
+            let value = plane_value(scaled, vertex);
+            assert!(value.is_finite());
+            assert_eq!(value < 0.0, below, "{plane:?} at {vertex:?}: {value}");
+        }
+        // 1e-320 is 2024 · 2^-1074: scaled by 2^1064, 2024 / 1024.
+        assert_eq!(
+            plane_in_clipping_range(DVec4::new(1e-320, 0.0, 0.0, 0.0)).x,
+            1.9765625
+        );
+        // An offset that would pass 2^1000 caps the power: 2^1010 · 2^-10 = 2^1000.
+        let far = DVec4::new(2f64.powi(-700), 0.0, 0.0, 2f64.powi(1010));
+        assert_eq!(
+            plane_in_clipping_range(far),
+            DVec4::new(2f64.powi(-710), 0.0, 0.0, 2f64.powi(1000))
+        );
     }
 }

@@ -3,7 +3,9 @@
 use glam::{DMat4, DQuat, DVec3, DVec4, Vec3};
 use smallvec::SmallVec;
 
-use super::clipping::{clip_segment, contains_point, plane_value, TriangleClipper};
+use super::clipping::{
+    clip_segment, contains_point, plane_in_clipping_range, plane_value, TriangleClipper,
+};
 use super::hit_order::{
     box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits, HitKey,
     HitSorter, OrderedHit,
@@ -379,14 +381,23 @@ impl PolytopeIntersector {
     }
 
     /// The polytope's planes in the frame whose local-to-world matrix is
-    /// `local_to_world`: a world plane `p` is the local plane `local_to_worldᵀ p`.
+    /// `local_to_world`: a world plane `p` is the local plane `local_to_worldᵀ p`
+    /// (scaled by a power of two where its values at the frame's `f32` vertices would
+    /// pass `f64`'s range: [`plane_in_clipping_range`]).
     pub(super) fn local_planes(&self, local_to_world: &DMat4) -> SmallVec<[DVec4; 8]> {
         let t = local_to_world.transpose();
-        self.world_polytope()
-            .planes()
-            .iter()
-            .map(|p| t * *p)
-            .collect()
+        let planes = self.world_polytope().planes();
+        let local = |p: &DVec4| plane_in_clipping_range(t * *p);
+        // Boxes and frustums: written into an inline array, as `normalize_planes_into`
+        // does (collected, each plane checked the list's room and layout).
+        let mut room = [DVec4::ZERO; 8];
+        if planes.len() <= room.len() {
+            for (slot, p) in room.iter_mut().zip(planes) {
+                *slot = local(p);
+            }
+            return SmallVec::from_buf_and_len(room, planes.len());
+        }
+        planes.iter().map(local).collect()
     }
 
     /// Turns one drawable visit's raw hits (clipped polygons in the drawable's frame,
