@@ -13,8 +13,8 @@ use scene_intersect::bounding::BoundingSphere;
 use scene_intersect::drawable::{Geometry, Indices, PrimitiveMode, PrimitiveSet};
 use scene_intersect::graph::{DrawableId, NodeId, ReferenceFrame, SceneGraph, Transform};
 use scene_intersect::intersectors::{
-    LineSegmentHit, LineSegmentIntersector, Polytope, PolytopeIntersector, PrimitiveKind,
-    SphereIntersector,
+    LineSegmentHit, LineSegmentIntersector, Polytope, PolytopeHit, PolytopeIntersector,
+    PrimitiveKind, SphereIntersector,
 };
 use scene_intersect::io::{import_gltf, load_gltf};
 use scene_intersect::visitor::{IntersectionLimit, IntersectionVisitor};
@@ -854,16 +854,27 @@ fn a_plane_that_overflows_in_an_outer_frame_culls_nothing_below_it() {
     let outer = DMat4::from_scale(DVec3::new(1.0, 1e300, 1.0)).transpose() * plane;
     assert_eq!(outer.y, f64::INFINITY);
     for accelerated in [false, true] {
-        let mut visitor = IntersectionVisitor::new();
-        visitor.set_use_acceleration(accelerated);
-        let mut polytope = PolytopeIntersector::new(Polytope::new([plane]).unwrap());
-        visitor.apply(&scene, root, &mut polytope).unwrap();
-        let hits = polytope.intersections();
+        let hits = polytope_hits(&scene, root, &[plane], accelerated);
         assert_eq!(hits.len(), 1, "accelerated {accelerated}");
         // The whole triangle is inside: its corners, at y = 2 in world space.
         assert_eq!(hits[0].polygon.len(), 3, "accelerated {accelerated}");
         assert!(hits[0].polygon.iter().all(|p| p.y == 2.0));
     }
+}
+
+/// The hits of the polytope of `planes` on the scene under `root`, by the plain or the
+/// accelerated traversal.
+fn polytope_hits(
+    scene: &SceneGraph,
+    root: NodeId,
+    planes: &[DVec4],
+    accelerated: bool,
+) -> Vec<PolytopeHit> {
+    let mut visitor = IntersectionVisitor::new();
+    visitor.set_use_acceleration(accelerated);
+    let mut polytope = PolytopeIntersector::new(Polytope::new(planes.iter().copied()).unwrap());
+    visitor.apply(scene, root, &mut polytope).unwrap();
+    polytope.take_intersections()
 }
 
 /// Found by the `edits` fuzz target: a plane whose values overflow at the vertices of the
@@ -904,11 +915,7 @@ fn a_plane_whose_values_overflow_at_a_frames_vertices_is_clipped_by_in_range() {
     // Two lines of one drawable: the first outside, the second inside.
     let (scene, root) = one_drawable_under(shear, vertices, PrimitiveMode::Lines);
     for accelerated in [false, true] {
-        let mut visitor = IntersectionVisitor::new();
-        visitor.set_use_acceleration(accelerated);
-        let mut polytope = PolytopeIntersector::new(Polytope::new([plane]).unwrap());
-        visitor.apply(&scene, root, &mut polytope).unwrap();
-        let hits = polytope.intersections();
+        let hits = polytope_hits(&scene, root, &[plane], accelerated);
         assert_eq!(hits.len(), 1, "accelerated {accelerated}");
         // The whole inner line, its ends kept as they are.
         assert_eq!(hits[0].primitive_kind, PrimitiveKind::Line);
