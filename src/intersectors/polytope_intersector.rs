@@ -386,18 +386,11 @@ impl PolytopeIntersector {
     /// pass `f64`'s range: [`plane_in_clipping_range`]).
     pub(super) fn local_planes(&self, local_to_world: &DMat4) -> SmallVec<[DVec4; 8]> {
         let t = local_to_world.transpose();
-        let planes = self.world_polytope().planes();
-        let local = |p: &DVec4| plane_in_clipping_range(t * *p);
-        // Boxes and frustums: written into an inline array, as `normalize_planes_into`
-        // does (collected, each plane checked the list's room and layout).
-        let mut room = [DVec4::ZERO; 8];
-        if planes.len() <= room.len() {
-            for (slot, p) in room.iter_mut().zip(planes) {
-                *slot = local(p);
-            }
-            return SmallVec::from_buf_and_len(room, planes.len());
-        }
-        planes.iter().map(local).collect()
+        let mut local = SmallVec::new();
+        map_planes_into(self.world_polytope().planes(), &mut local, |p| {
+            plane_in_clipping_range(t * *p)
+        });
+        local
     }
 
     /// Turns one drawable visit's raw hits (clipped polygons in the drawable's frame,
@@ -801,25 +794,31 @@ fn normalized_planes(planes: &[DVec4]) -> SmallVec<[DVec4; 8]> {
 /// [`normalized_planes`] into `out` (its old contents dropped), where they are kept:
 /// returning them copies the whole inline list.
 fn normalize_planes_into(planes: &[DVec4], out: &mut SmallVec<[DVec4; 8]>) {
-    let unit = |p: &DVec4| {
+    map_planes_into(planes, out, |p| {
         let n = length_at_any_scale(p.truncate());
         if n > 0.0 {
             *p / n
         } else {
             *p
         }
-    };
-    // Boxes and frustums: written into an inline array (pushing, or sizing the list
-    // first, checks its room and layout at every step).
+    });
+}
+
+/// Replaces the contents of `out` by `f` of each of `planes`. Boxes and frustums are
+/// written into an inline array first: pushing, or sizing the list first, checks its
+/// room and layout at every step (collecting a box's planes moved to a drawable's frame
+/// cost three times as much).
+#[inline(always)]
+fn map_planes_into(planes: &[DVec4], out: &mut SmallVec<[DVec4; 8]>, f: impl Fn(&DVec4) -> DVec4) {
     let mut room = [DVec4::ZERO; 8];
     if planes.len() <= room.len() {
         for (slot, p) in room.iter_mut().zip(planes) {
-            *slot = unit(p);
+            *slot = f(p);
         }
         *out = SmallVec::from_buf_and_len(room, planes.len());
     } else {
         out.clear();
-        out.extend(planes.iter().map(unit));
+        out.extend(planes.iter().map(f));
     }
 }
 
