@@ -368,6 +368,141 @@ fn unique_triangle_lists_are_placed_and_quads_and_shared_meshes_stay_whole() {
     assert_eq!(index.locate(3200 + 1800), None);
 }
 
+/// Strips, fans and polygons stay whole in the world tree; the trees of those of one
+/// primitive set keep only their triangles' numbers, as triangle lists do, each triangle
+/// read back from the set's entries in the decomposition's winding (a strip's odd
+/// triangles turned, degenerate joins counted). A strip drawn as runs of one
+/// `DrawArrayLengths` set keeps its primitives packed. Every query answers as the plain
+/// traversal's, normals included.
+#[test]
+fn strips_fans_and_polygons_keep_compact_trees_and_answer_as_the_plain_traversal() {
+    let mut scene = SceneGraph::new();
+    let root = scene.add_group("root");
+    // A wavy strip along x, from vertex 2 on (two unused vertices first): 80 triangles.
+    let mut wave = vec![Vec3::splat(99.0); 2];
+    for i in 0..=40 {
+        let (x, y) = (i as f32 - 20.0, (i as f32 * 0.7).sin());
+        wave.push(Vec3::new(x, y, -3.0));
+        wave.push(Vec3::new(x, y + 0.5, 3.0));
+    }
+    let strip = Geometry::new(wave.clone())
+        .with_primitive_set(PrimitiveSet::draw_arrays(
+            PrimitiveMode::TriangleStrip,
+            2,
+            82,
+        ))
+        .unwrap();
+    // Two rows of a wall as one indexed strip, joined by repeating the first row's last
+    // index and the second row's first: 22 + 2 + 22 entries, 44 triangles (4 of them
+    // degenerate).
+    let wall: Vec<Vec3> = (0..33)
+        .map(|k| Vec3::new((k % 11) as f32 * 2.0 - 10.0, (k / 11) as f32 * 1.5, 0.0))
+        .collect();
+    let mut entries: Vec<u16> = (0..11).flat_map(|c| [c, 11 + c]).collect();
+    entries.extend([21, 11]);
+    entries.extend((0..11).flat_map(|c| [11 + c, 22 + c]));
+    let joined = Geometry::new(wall)
+        .with_primitive_set(PrimitiveSet::DrawElements {
+            mode: PrimitiveMode::TriangleStrip,
+            indices: Indices::U16(entries),
+        })
+        .unwrap();
+    // A disk as a fan: its hub, then 17 rim vertices (the first repeated): 16 triangles.
+    let mut disk = vec![Vec3::ZERO];
+    disk.extend((0..=16).map(|k| {
+        let a = k as f32 * std::f32::consts::TAU / 16.0;
+        Vec3::new(6.0 * a.cos(), 0.0, 6.0 * a.sin())
+    }));
+    let fan = Geometry::new(disk)
+        .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::TriangleFan, 0, 18))
+        .unwrap();
+    // A hexagon as an indexed polygon, listed from its fourth corner: 4 triangles.
+    let hexagon: Vec<Vec3> = (0..6)
+        .map(|k| {
+            let a = k as f32 * std::f32::consts::TAU / 6.0;
+            Vec3::new(4.0 * a.cos(), 4.0 * a.sin(), 0.0)
+        })
+        .collect();
+    let polygon = Geometry::new(hexagon)
+        .with_primitive_set(PrimitiveSet::DrawElements {
+            mode: PrimitiveMode::Polygon,
+            indices: Indices::U8(vec![3, 4, 5, 0, 1, 2]),
+        })
+        .unwrap();
+    // The wave again, as two runs of one set.
+    let runs = Geometry::new(wave)
+        .with_primitive_set(PrimitiveSet::DrawArrayLengths {
+            mode: PrimitiveMode::TriangleStrip,
+            first: 2,
+            lengths: vec![40, 42],
+        })
+        .unwrap();
+    let parts = [
+        ("strip", strip, DMat4::IDENTITY),
+        (
+            "joined",
+            joined,
+            DMat4::from_rotation_translation(
+                DQuat::from_rotation_y(0.6),
+                DVec3::new(2.0, -2.0, 5.0),
+            ),
+        ),
+        (
+            "fan",
+            fan,
+            DMat4::from_rotation_translation(
+                DQuat::from_rotation_z(0.3),
+                DVec3::new(-8.0, 1.0, -9.0),
+            ),
+        ),
+        (
+            "polygon",
+            polygon,
+            DMat4::from_scale_rotation_translation(
+                DVec3::new(1.5, 0.5, 1.0),
+                DQuat::from_rotation_x(1.2),
+                DVec3::new(9.0, 0.5, -6.0),
+            ),
+        ),
+        (
+            "runs",
+            runs,
+            DMat4::from_translation(DVec3::new(0.0, 2.5, 8.0)),
+        ),
+    ];
+    for (name, geometry, m) in parts {
+        let d = scene.add_drawable(name, geometry);
+        let t = scene.add_transform(name, m).unwrap();
+        let g = scene.add_geode(format!("{name}-geode"));
+        scene.add_drawable_to_geode(g, d).unwrap();
+        scene.add_child(t, g).unwrap();
+        scene.add_child(root, t).unwrap();
+    }
+    scene.build_acceleration();
+    let index = scene.scene_index(root).unwrap();
+    let whole: Vec<_> = (index.whole_drawables().iter())
+        .map(|&d| scene.drawable_name(d).unwrap())
+        .collect();
+    assert_eq!(whole, ["strip", "joined", "fan", "polygon", "runs"]);
+    assert_eq!(index.world().triangle_count(), 0);
+    for (name, triangles, numbered) in [
+        ("strip", 80, true),
+        ("joined", 44, true),
+        ("fan", 16, true),
+        ("polygon", 4, true),
+        ("runs", 78, false),
+    ] {
+        let bvh = scene.primitive_bvh(drawable_named(&scene, name)).unwrap();
+        assert_eq!(bvh.len(), triangles, "{name}");
+        assert_eq!(bvh.is_triangle_list(), numbered, "{name}");
+    }
+    let mut hits = 0;
+    for seed in [0x5719, 0xfa4, 0x9017] {
+        hits += assert_all_queries_equal_plain(&scene, root, seed, |_| {});
+    }
+    assert!(hits > 1_000, "{hits} hits");
+}
+
 #[test]
 fn the_world_tree_answers_exactly_as_the_plain_traversal() {
     let (scene, root, _, _) = scene();

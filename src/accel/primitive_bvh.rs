@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use super::aabb4::{Aabb4, WideEntries};
 use super::bvh::{Aabb, Bvh, OrderedVisitor, MIN_SPLIT_ITEMS};
-use super::triangle_list::TriangleList;
+use super::triangle_list::{StripOrFan, TriangleList};
 use super::wide_bvh::WideBvh;
 use crate::drawable::{Geometry, PrimitiveFunctor};
 use crate::intersectors::PrimitiveKind;
@@ -77,9 +77,9 @@ const INSTANCED_MIN_SPLIT: usize = 2;
 /// It keeps no vertex positions: they are read from the geometry, so the structure costs
 /// 16 bytes per primitive ([`PackedPrimitive`]) plus the nodes (112 bytes each, about one
 /// per two to three leaves). A geometry that is one triangle list (a single
-/// `Triangles` primitive set, as glTF meshes load) costs 4 bytes per triangle instead
-/// of 16: only the triangle's index is kept, and its vertex indices are read back from
-/// the list.
+/// `Triangles` primitive set, as glTF meshes load, or a single `TriangleStrip`,
+/// `TriangleFan` or `Polygon` set) costs 4 bytes per triangle instead of 16: only the
+/// triangle's index is kept, and its vertex indices are read back from the set.
 /// The scene graph builds it lazily per drawable and, whenever the drawable is edited,
 /// refits it at its next use, or rebuilds it when the edit changed its primitive sets,
 /// so it is never stale. Every method that reads primitives takes the geometry
@@ -102,8 +102,34 @@ enum Primitives {
     /// Any geometry: kind, vertex indices and primitive index of each.
     Packed(Vec<PackedPrimitive>),
     /// A geometry that is one triangle list: each triangle's index `p` in the list (its
-    /// primitive index too), its vertex indices being the list's entries `3p..3p + 3`.
+    /// primitive index too), its vertex indices read back from the set's entries
+    /// (`3p..3p + 3` of a `Triangles` set; see [`Numbered`]).
     TriangleList(Vec<u32>),
+}
+
+/// A geometry of one set of triangles, strips or fans, its triangles read back by
+/// number (what [`Primitives::TriangleList`] stores).
+#[derive(Clone, Copy)]
+enum Numbered<'g> {
+    List(TriangleList<'g>),
+    StripOrFan(StripOrFan<'g>),
+}
+
+impl<'g> Numbered<'g> {
+    fn of(geometry: &'g Geometry) -> Option<Numbered<'g>> {
+        match TriangleList::of(geometry) {
+            Some(list) => Some(Numbered::List(list)),
+            None => StripOrFan::of(geometry).map(Numbered::StripOrFan),
+        }
+    }
+
+    /// The vertex indices of triangle `p`, or `None` when the set is shorter.
+    fn triangle(&self, p: u32) -> Option<[u32; 3]> {
+        match self {
+            Numbered::List(list) => list.triangle(p),
+            Numbered::StripOrFan(view) => view.triangle(p),
+        }
+    }
 }
 
 impl Default for Primitives {
@@ -117,8 +143,9 @@ impl Default for Primitives {
 enum Source<'a> {
     Packed(&'a [PackedPrimitive]),
     TriangleList(&'a [u32], TriangleList<'a>),
-    /// The geometry is not a triangle list although the BVH stores one (a caller passed
-    /// another geometry): nothing can be read.
+    StripOrFan(&'a [u32], StripOrFan<'a>),
+    /// The geometry is not one set of triangles although the BVH stores one (a caller
+    /// passed another geometry): nothing can be read.
     Unreadable,
 }
 
@@ -193,7 +220,7 @@ impl PrimitiveBvh {
         // A triangle list keeps only the triangle indices, if they give back exactly
         // the vertex indices the functor emitted (checked here, so reading them back can
         // never differ from the decomposition).
-        let list = TriangleList::of(geometry);
+        let list = Numbered::of(geometry);
         let is_list = list.is_some_and(|list| {
             packed.iter().all(|p| {
                 p.kind() == PrimitiveKind::Triangle
@@ -275,7 +302,7 @@ impl PrimitiveBvh {
                 b
             }),
             Primitives::TriangleList(triangles) => {
-                let Some(list) = TriangleList::of(geometry) else {
+                let Some(list) = Numbered::of(geometry) else {
                     return false;
                 };
                 self.tree.refit(|range| {
@@ -304,7 +331,7 @@ impl PrimitiveBvh {
     }
 
     /// Whether it keeps only triangle indices, reading vertex indices from the
-    /// geometry's one triangle list (4 bytes per triangle instead of 16).
+    /// geometry's one set of triangles (4 bytes per triangle instead of 16).
     pub fn is_triangle_list(&self) -> bool {
         matches!(self.primitives, Primitives::TriangleList(_))
     }
@@ -322,8 +349,9 @@ impl PrimitiveBvh {
     fn source<'a>(&'a self, geometry: &'a Geometry) -> Source<'a> {
         match &self.primitives {
             Primitives::Packed(p) => Source::Packed(p),
-            Primitives::TriangleList(p) => match TriangleList::of(geometry) {
-                Some(list) => Source::TriangleList(p, list),
+            Primitives::TriangleList(p) => match Numbered::of(geometry) {
+                Some(Numbered::List(list)) => Source::TriangleList(p, list),
+                Some(Numbered::StripOrFan(view)) => Source::StripOrFan(p, view),
                 None => Source::Unreadable,
             },
         }
@@ -481,16 +509,33 @@ fn emit_range<F: PrimitiveFunctor + ?Sized>(
             }
         }
         Source::TriangleList(triangles, list) => {
-            let v = |i: u32| vertices.get(i as usize).copied();
-            for &p in triangles.get(range).unwrap_or_default() {
-                if let Some(i) = list.triangle(p) {
-                    if let (Some(a), Some(b), Some(c)) = (v(i[0]), v(i[1]), v(i[2])) {
-                        functor.triangle([a, b, c], i, p);
-                    }
-                }
-            }
+            emit_numbered(triangles, range, vertices, functor, |p| list.triangle(p));
+        }
+        Source::StripOrFan(triangles, view) => {
+            emit_numbered(triangles, range, vertices, functor, |p| view.triangle(p));
         }
         Source::Unreadable => {}
+    }
+}
+
+/// Hands the triangles numbered `triangles[range]` to the functor, their vertex indices
+/// given by `indices` (a loop per kind of set, so that the kind is decided once a
+/// range).
+#[inline(always)]
+fn emit_numbered<F: PrimitiveFunctor + ?Sized>(
+    triangles: &[u32],
+    range: std::ops::Range<usize>,
+    vertices: &[Vec3],
+    functor: &mut F,
+    indices: impl Fn(u32) -> Option<[u32; 3]>,
+) {
+    let v = |i: u32| vertices.get(i as usize).copied();
+    for &p in triangles.get(range).unwrap_or_default() {
+        if let Some(i) = indices(p) {
+            if let (Some(a), Some(b), Some(c)) = (v(i[0]), v(i[1]), v(i[2])) {
+                functor.triangle([a, b, c], i, p);
+            }
+        }
     }
 }
 
@@ -600,29 +645,64 @@ mod tests {
                 bvh.tree().memory_bytes() + 4 * bvh.len()
             );
             // Read through a geometry that is not a triangle list: nothing is emitted.
-            let strip = Geometry::new(vec![Vec3::ZERO; 60])
-                .with_primitive_set(PrimitiveSet::draw_arrays(
-                    PrimitiveMode::TriangleStrip,
-                    0,
-                    60,
-                ))
+            let quads = Geometry::new(vec![Vec3::ZERO; 60])
+                .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Quads, 0, 60))
                 .unwrap();
             let mut wrong = Record::default();
-            bvh.for_each_candidate(&strip, |_| true, &mut wrong);
+            bvh.for_each_candidate(&quads, |_| true, &mut wrong);
             assert!(wrong.0.is_empty());
         }
-        // A strip keeps its packed primitives.
-        assert!(!PrimitiveBvh::build(
-            &Geometry::new(vec![Vec3::X, Vec3::Y, Vec3::Z, Vec3::ONE])
-                .with_primitive_set(PrimitiveSet::draw_arrays(
-                    PrimitiveMode::TriangleStrip,
-                    0,
-                    4
-                ))
-                .unwrap()
-        )
-        .unwrap()
-        .is_triangle_list());
+        // Quads keep their packed primitives (two triangles share a primitive index).
+        let quad = [Vec3::X, Vec3::Y, Vec3::Z, Vec3::ONE];
+        let quads = Geometry::new(quad.to_vec())
+            .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Quads, 0, 4))
+            .unwrap();
+        assert!(!PrimitiveBvh::build(&quads).unwrap().is_triangle_list());
+    }
+
+    /// Strips, fans and polygons of one set keep only their triangle indices too, and
+    /// emit what the decomposition emits.
+    #[test]
+    fn strips_and_fans_keep_only_triangle_indices_and_emit_the_same() {
+        let vertices: Vec<Vec3> = (0..40)
+            .map(|i| Vec3::new((i / 2) as f32, (i % 2) as f32, ((i * 5) % 3) as f32))
+            .collect();
+        let indices: Vec<u32> = (0..40).rev().chain(5..25).collect();
+        for mode in [
+            PrimitiveMode::TriangleStrip,
+            PrimitiveMode::TriangleFan,
+            PrimitiveMode::Polygon,
+        ] {
+            let arrays = Geometry::new(vertices.clone())
+                .with_primitive_set(PrimitiveSet::draw_arrays(mode, 2, 37))
+                .unwrap();
+            let indexed = Geometry::new(vertices.clone())
+                .with_primitive_set(PrimitiveSet::draw_elements_u32(mode, indices.clone()))
+                .unwrap();
+            for g in [&arrays, &indexed] {
+                let mut plain = Record::default();
+                g.accept(&mut plain);
+                let bvh = PrimitiveBvh::build(g).unwrap();
+                assert!(bvh.is_triangle_list(), "{mode:?}");
+                let mut accelerated = Record::default();
+                bvh.for_each_candidate(g, |_| true, &mut accelerated);
+                plain.0.sort();
+                accelerated.0.sort();
+                assert_eq!(plain, accelerated, "{mode:?}");
+                assert_eq!(plain.0.len(), g.primitive_count());
+                // 4 bytes per triangle plus the nodes, as for a triangle list.
+                assert_eq!(
+                    bvh.memory_bytes(),
+                    bvh.tree().memory_bytes() + 4 * bvh.len()
+                );
+                // Refitted after a move, it still emits what the decomposition does.
+                let mut moved = g.clone();
+                moved.vertices_mut().iter_mut().for_each(|v| v.y += 2.0);
+                let mut refitted = bvh.clone();
+                assert!(refitted.refit(&moved));
+                assert_eq!(refitted.bounds().min.y, bvh.bounds().min.y + 2.0);
+            }
+        }
     }
 
     #[test]
