@@ -101,8 +101,8 @@ pub struct PrimitiveBvh {
 enum Primitives {
     /// Any geometry: kind, vertex indices and primitive index of each.
     Packed(Vec<PackedPrimitive>),
-    /// A geometry that is one triangle list: each triangle's index `p` in the list (its
-    /// primitive index too), its vertex indices read back from the set's entries
+    /// A geometry of one set of triangles, strips or fans: each triangle's number `p`
+    /// (its primitive index too), its vertex indices read back from the set's entries
     /// (`3p..3p + 3` of a `Triangles` set; see [`Numbered`]).
     TriangleList(Vec<u32>),
 }
@@ -331,7 +331,8 @@ impl PrimitiveBvh {
     }
 
     /// Whether it keeps only triangle indices, reading vertex indices from the
-    /// geometry's one set of triangles (4 bytes per triangle instead of 16).
+    /// geometry's one set of triangles, strips or fans (4 bytes per triangle instead of
+    /// 16).
     pub fn is_triangle_list(&self) -> bool {
         matches!(self.primitives, Primitives::TriangleList(_))
     }
