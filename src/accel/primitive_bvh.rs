@@ -142,8 +142,7 @@ impl Default for Primitives {
 #[derive(Clone, Copy)]
 enum Source<'a> {
     Packed(&'a [PackedPrimitive]),
-    TriangleList(&'a [u32], TriangleList<'a>),
-    StripOrFan(&'a [u32], StripOrFan<'a>),
+    TriangleList(&'a [u32], Numbered<'a>),
     /// The geometry is not one set of triangles although the BVH stores one (a caller
     /// passed another geometry): nothing can be read.
     Unreadable,
@@ -351,8 +350,7 @@ impl PrimitiveBvh {
         match &self.primitives {
             Primitives::Packed(p) => Source::Packed(p),
             Primitives::TriangleList(p) => match Numbered::of(geometry) {
-                Some(Numbered::List(list)) => Source::TriangleList(p, list),
-                Some(Numbered::StripOrFan(view)) => Source::StripOrFan(p, view),
+                Some(list) => Source::TriangleList(p, list),
                 None => Source::Unreadable,
             },
         }
@@ -509,10 +507,11 @@ fn emit_range<F: PrimitiveFunctor + ?Sized>(
                 emit(p, vertices, functor);
             }
         }
-        Source::TriangleList(triangles, list) => {
+        // The kind of set is decided once a range, each kind read in its own loop.
+        Source::TriangleList(triangles, Numbered::List(list)) => {
             emit_numbered(triangles, range, vertices, functor, |p| list.triangle(p));
         }
-        Source::StripOrFan(triangles, view) => {
+        Source::TriangleList(triangles, Numbered::StripOrFan(view)) => {
             emit_numbered(triangles, range, vertices, functor, |p| view.triangle(p));
         }
         Source::Unreadable => {}
@@ -520,8 +519,7 @@ fn emit_range<F: PrimitiveFunctor + ?Sized>(
 }
 
 /// Hands the triangles numbered `triangles[range]` to the functor, their vertex indices
-/// given by `indices` (a loop per kind of set, so that the kind is decided once a
-/// range).
+/// given by `indices`.
 #[inline(always)]
 fn emit_numbered<F: PrimitiveFunctor + ?Sized>(
     triangles: &[u32],

@@ -14,10 +14,12 @@
 
 use crate::drawable::{Geometry, Indices, PrimitiveMode, PrimitiveSet};
 
-/// Where the vertex indices of a one-set triangle list are read from.
+/// Where the vertex indices of a one-set triangle list are read from (its entries: a
+/// [`StripOrFan`] reads its own through the same view).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TriangleList<'g> {
-    /// `DrawArrays`: triangle `p` is vertices `first + 3p ..= first + 3p + 2`.
+    /// `DrawArrays`: entry `k` is vertex `first + k`, so triangle `p` is vertices
+    /// `first + 3p ..= first + 3p + 2`.
     Arrays(u32),
     /// `DrawElements` with 8-bit indices.
     U8(&'g [u8]),
@@ -31,20 +33,22 @@ impl<'g> TriangleList<'g> {
     /// The view of `geometry` when it is exactly one primitive set in `Triangles` mode.
     pub(crate) fn of(geometry: &'g Geometry) -> Option<TriangleList<'g>> {
         match geometry.primitive_sets() {
-            [PrimitiveSet::DrawArrays {
-                mode: PrimitiveMode::Triangles,
-                first,
-                ..
-            }] => Some(TriangleList::Arrays(*first)),
-            [PrimitiveSet::DrawElements {
-                mode: PrimitiveMode::Triangles,
-                indices,
-            }] => Some(match indices {
+            [set] if set.mode() == PrimitiveMode::Triangles => Self::entries_of(set),
+            _ => None,
+        }
+    }
+
+    /// The entries of `set`, when it is drawn by `DrawArrays` or `DrawElements`.
+    #[inline]
+    fn entries_of(set: &'g PrimitiveSet) -> Option<TriangleList<'g>> {
+        match set {
+            PrimitiveSet::DrawArrays { first, .. } => Some(TriangleList::Arrays(*first)),
+            PrimitiveSet::DrawElements { indices, .. } => Some(match indices {
                 Indices::U8(v) => TriangleList::U8(v),
                 Indices::U16(v) => TriangleList::U16(v),
                 Indices::U32(v) => TriangleList::U32(v),
             }),
-            _ => None,
+            PrimitiveSet::DrawArrayLengths { .. } => None,
         }
     }
 
@@ -83,10 +87,16 @@ impl<'g> TriangleList<'g> {
     /// indices would overflow `u32`).
     #[inline]
     pub(crate) fn triangle(&self, p: u32) -> Option<[u32; 3]> {
-        let k = 3 * p as usize;
+        self.three_from(3 * p as usize)
+    }
+
+    /// Entries `k`, `k + 1` and `k + 2`, or `None` when the set is shorter (or the
+    /// vertex indices would overflow `u32`).
+    #[inline(always)]
+    fn three_from(&self, k: usize) -> Option<[u32; 3]> {
         match *self {
             TriangleList::Arrays(first) => {
-                let i = first.checked_add(p.checked_mul(3)?)?;
+                let i = first.checked_add(u32::try_from(k).ok()?)?;
                 Some([i, i.checked_add(1)?, i.checked_add(2)?])
             }
             TriangleList::U8(v) => v.get(k..k + 3).map(|t| [t[0], t[1], t[2]].map(u32::from)),
@@ -101,36 +111,10 @@ impl<'g> TriangleList<'g> {
 /// when `p` is odd; a fan's (or polygon's) is entries `0`, `p + 1`, `p + 2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StripOrFan<'g> {
-    entries: Entries<'g>,
+    /// Where the set's entries are read from.
+    entries: TriangleList<'g>,
     /// A fan (or polygon) rather than a strip.
     fan: bool,
-}
-
-/// Where the entries (vertex indices) of a set are read from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Entries<'g> {
-    /// `DrawArrays`: entry `k` is vertex `first + k`.
-    Arrays(u32),
-    U8(&'g [u8]),
-    U16(&'g [u16]),
-    U32(&'g [u32]),
-}
-
-impl Entries<'_> {
-    /// Entries `k`, `k + 1` and `k + 2`, or `None` when the set is shorter (or the
-    /// vertex indices would overflow `u32`).
-    #[inline(always)]
-    fn three_from(&self, k: usize) -> Option<[u32; 3]> {
-        match *self {
-            Entries::Arrays(first) => {
-                let i = first.checked_add(u32::try_from(k).ok()?)?;
-                Some([i, i.checked_add(1)?, i.checked_add(2)?])
-            }
-            Entries::U8(v) => v.get(k..k + 3).map(|t| [t[0], t[1], t[2]].map(u32::from)),
-            Entries::U16(v) => v.get(k..k + 3).map(|t| [t[0], t[1], t[2]].map(u32::from)),
-            Entries::U32(v) => v.get(k..k + 3).map(|t| [t[0], t[1], t[2]]),
-        }
-    }
 }
 
 impl<'g> StripOrFan<'g> {
@@ -145,15 +129,7 @@ impl<'g> StripOrFan<'g> {
             PrimitiveMode::TriangleFan | PrimitiveMode::Polygon => true,
             _ => return None,
         };
-        let entries = match set {
-            PrimitiveSet::DrawArrays { first, .. } => Entries::Arrays(*first),
-            PrimitiveSet::DrawElements { indices, .. } => match indices {
-                Indices::U8(v) => Entries::U8(v),
-                Indices::U16(v) => Entries::U16(v),
-                Indices::U32(v) => Entries::U32(v),
-            },
-            PrimitiveSet::DrawArrayLengths { .. } => return None,
-        };
+        let entries = TriangleList::entries_of(set)?;
         Some(StripOrFan { entries, fan })
     }
 
@@ -242,7 +218,7 @@ mod tests {
         assert_eq!(TriangleList::of(&strip), None);
         assert_eq!(StripOrFan::of(&strip).unwrap().triangle(3), None);
         let past_u32 = StripOrFan {
-            entries: Entries::Arrays(u32::MAX - 1),
+            entries: TriangleList::Arrays(u32::MAX - 1),
             fan: false,
         };
         assert_eq!(past_u32.triangle(0), None);
