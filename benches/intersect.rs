@@ -12,7 +12,9 @@
 //!   `TriMesh` (its BVH: `cast_local_ray` for nearest, leaves + triangle ray casts for
 //!   all hits, `intersect_aabb` + exact cuboid / ball tests for boxes and spheres);
 //!
-//! plus BVH build time against `TriMesh::new`, and 1 vs 2 threads on a 10 000-query
+//! plus the same segments (all hits), boxes and spheres through the query tool's path
+//! (`examples/query.rs`: the queries as query file lines, `answer_query_lines` on one
+//! thread), BVH build time against `TriMesh::new`, and 1 vs 2 threads on a 10 000-query
 //! batch. With `BENCH_PEERS=<binary>` (benches/peers), OpenSceneGraph 3.6 and Embree 3
 //! answer the same segments and boxes too, right after ours in the same run. Before
 //! the criterion groups, a ratio table is printed: every workload over the same 4 096
@@ -38,6 +40,10 @@ use parry3d::shape::{Ball, Cuboid, TriMesh};
 use scene_intersect::accel::SceneIndex;
 use scene_intersect::drawable::PrimitiveFunctor;
 use scene_intersect::intersectors::PrimitiveMask;
+use scene_intersect::io::query_file::{
+    answer_query_lines, parse_query_file, BatchAnswer, QueryLine,
+};
+use scene_intersect::io::GltfImport;
 use scene_intersect::prelude::*;
 
 /// Queries per workload batch of the criterion groups and of `BENCH_PROFILE`.
@@ -69,6 +75,8 @@ struct Bench {
     name: String,
     scene: SceneGraph,
     root: NodeId,
+    /// What the loader made of the file (the query tool's drawable names).
+    import: GltfImport,
     parry: TriMesh,
     parry_vertices: Vec<Vec3>,
     parry_indices: Vec<[u32; 3]>,
@@ -271,6 +279,7 @@ fn load(path: &Path) -> Option<Bench> {
         name: path.file_stem()?.to_string_lossy().into_owned(),
         scene,
         root: import.root,
+        import,
         parry,
         parry_vertices,
         parry_indices,
@@ -562,6 +571,47 @@ fn ours_batch_ms(b: &Bench, threads: usize) -> (f64, usize) {
     })
 }
 
+/// The first `n` segments, boxes (as their six planes) and spheres as the lines of a
+/// query file (`../shared/QUERY_FORMAT.md`), read back as the query tool reads them:
+/// numbers written in Rust's shortest round-trip form, so the queries are the same.
+fn query_lines(b: &Bench, n: usize) -> [Vec<QueryLine>; 3] {
+    let segments: String = (b.segments[..n].iter())
+        .map(|(s, e)| {
+            format!(
+                "seg {:?} {:?} {:?} {:?} {:?} {:?}\n",
+                s.x, s.y, s.z, e.x, e.y, e.z
+            )
+        })
+        .collect();
+    let boxes: String = (b.box_planes[..n].iter())
+        .map(|planes| {
+            let numbers: Vec<String> = (planes.iter())
+                .flat_map(|p| p.to_array())
+                .map(|x| format!("{x:?}"))
+                .collect();
+            format!("poly {} {}\n", planes.len(), numbers.join(" "))
+        })
+        .collect();
+    let spheres: String = (b.spheres[..n].iter())
+        .map(|(c, r)| format!("sphere {:?} {:?} {:?} {r:?}\n", c.x, c.y, c.z))
+        .collect();
+    [segments, boxes, spheres].map(|text| parse_query_file(&text))
+}
+
+/// The query tool's answer to `lines` (`examples/query.rs` without reading and writing:
+/// [`answer_query_lines`] on one thread), as the triangles hit. Unlike the tool's clock,
+/// this one also runs while the answers are dropped.
+fn ours_query_tool(b: &Bench, pool: &rayon::ThreadPool, lines: &[QueryLine]) -> usize {
+    let v = IntersectionVisitor::new();
+    let answers = pool.install(|| answer_query_lines(&v, &b.scene, &b.import, lines));
+    (answers.iter().flatten())
+        .map(|answer| match answer {
+            BatchAnswer::Segment(rows) => rows.len(),
+            BatchAnswer::Polytope(rows) | BatchAnswer::Sphere(rows) => rows.len(),
+        })
+        .sum()
+}
+
 /// [`ours_batch_ms`] for `map_batch`: the same 10 000 nearest segments, one intersector
 /// per worker moved from query to query, keeping each nearest ratio. Everything is
 /// inside the clock here (the intersectors are the batch's own).
@@ -724,6 +774,20 @@ fn print_ratios(benches: &[Bench]) {
             "parry",
             parry_spheres,
         );
+        // The query tool's path (`examples/query.rs`, one thread): rows of numbers
+        // per triangle hit, sorted and named after its clock.
+        let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+        if let Ok(pool) = one_thread {
+            let [segment_lines, box_lines, sphere_lines] = query_lines(b, n);
+            for (what, lines, peer) in [
+                ("segs all (query tool)", &segment_lines, parry_all),
+                ("boxes (query tool)", &box_lines, parry_boxes),
+                ("spheres (query tool)", &sphere_lines, parry_spheres),
+            ] {
+                let tool = median_ms(|| ours_query_tool(b, &pool, lines));
+                ratio_line(&b.name, what, tool, "parry", peer);
+            }
+        }
         let build = median_ms(|| ours_build(b));
         ratio_line(
             &b.name,
