@@ -777,15 +777,20 @@ fn print_ratios(benches: &[Bench]) {
         // The query tool's path (`examples/query.rs`, one thread): rows of numbers
         // per triangle hit, sorted and named after its clock.
         let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+        let mut tool = [None; 3];
         if let Ok(pool) = one_thread {
             let [segment_lines, box_lines, sphere_lines] = query_lines(b, n);
-            for (what, lines, peer) in [
+            for ((what, lines, peer), tool) in [
                 ("segs all (query tool)", &segment_lines, parry_all),
                 ("boxes (query tool)", &box_lines, parry_boxes),
                 ("spheres (query tool)", &sphere_lines, parry_spheres),
-            ] {
-                let tool = median_ms(|| ours_query_tool(b, &pool, lines));
-                ratio_line(&b.name, what, tool, "parry", peer);
+            ]
+            .into_iter()
+            .zip(&mut tool)
+            {
+                let ours = median_ms(|| ours_query_tool(b, &pool, lines));
+                ratio_line(&b.name, what, ours, "parry", peer);
+                *tool = Some(ours);
             }
         }
         let build = median_ms(|| ours_build(b));
@@ -796,7 +801,18 @@ fn print_ratios(benches: &[Bench]) {
             "parry",
             median_ms(|| parry_build(b)),
         );
-        run_peers(b, all, summaries, nearest, boxes, build);
+        run_peers(
+            b,
+            &Ours {
+                all,
+                summaries,
+                nearest,
+                boxes,
+                build,
+                tool_all: tool[0],
+                tool_boxes: tool[1],
+            },
+        );
         for (what, batch) in [
             (
                 "batch nearest 10k",
@@ -1176,14 +1192,27 @@ fn write_peer_workload(b: &Bench, path: &Path) -> std::io::Result<()> {
 /// gets the scene's node paths as nested groups (no transforms: the vertices are in
 /// world space) with one geode per placed drawable and a KdTree each; Embree 3 one
 /// scene of all triangles.
-fn run_peers(
-    b: &Bench,
+/// Our figures (time, answer) that [`run_peers`] sets beside the C++ peers'.
+struct Ours {
     all: (f64, usize),
     summaries: (f64, usize),
     nearest: (f64, usize),
     boxes: (f64, usize),
     build: (f64, usize),
-) {
+    /// All hits and boxes through the query tool's path, when it could be timed.
+    tool_all: Option<(f64, usize)>,
+    tool_boxes: Option<(f64, usize)>,
+}
+
+fn run_peers(b: &Bench, ours: &Ours) {
+    let Ours {
+        all,
+        summaries,
+        nearest,
+        boxes,
+        build,
+        ..
+    } = *ours;
     let Some(binary) = std::env::var_os("BENCH_PEERS") else {
         return;
     };
@@ -1238,6 +1267,27 @@ fn run_peers(
         match peer(name) {
             Some(theirs) => ratio_line(&b.name, what, ours, engine, theirs),
             None => eprintln!("peers: no line for {name}"),
+        }
+    }
+    // The query tool's path (`examples/query.rs`) against the same peer lines.
+    let tool = [
+        (
+            "segs all (query tool)",
+            ours.tool_all,
+            "osg",
+            "osg_segments_all",
+        ),
+        (
+            "segs all (query tool)",
+            ours.tool_all,
+            "embree",
+            "embree_segments_all",
+        ),
+        ("boxes (query tool)", ours.tool_boxes, "osg", "osg_boxes"),
+    ];
+    for (what, ours, engine, name) in tool {
+        if let (Some(ours), Some(theirs)) = (ours, peer(name)) {
+            ratio_line(&b.name, what, ours, engine, theirs);
         }
     }
 }
