@@ -257,10 +257,9 @@ impl LineSegmentIntersector {
     pub fn summaries(&self) -> SegmentHitSummaries<'_> {
         let source = match self.records {
             HitRecords::Full => SummarySource::Records(self.hits.iter()),
-            HitRecords::Summaries | HitRecords::UnsortedSummaries => SummarySource::Store {
-                store: &self.pending,
-                places: 0..self.pending.sorted_len(),
-            },
+            HitRecords::Summaries | HitRecords::UnsortedSummaries => {
+                SummarySource::Store(self.pending.summaries())
+            }
         };
         SegmentHitSummaries { source }
     }

@@ -51,11 +51,8 @@ pub struct SegmentHitSummaries<'a> {
 pub(super) enum SummarySource<'a> {
     /// Full records.
     Records(std::slice::Iter<'a, LineSegmentHit>),
-    /// The hit store's sorted hits, at these places in its order.
-    Store {
-        store: &'a super::segment_hit_store::SegmentHitStore,
-        places: std::ops::Range<usize>,
-    },
+    /// The hit store's hits, in its order.
+    Store(super::segment_hit_store::StoredSummaries<'a>),
 }
 
 impl<'a> Iterator for SegmentHitSummaries<'a> {
@@ -64,14 +61,14 @@ impl<'a> Iterator for SegmentHitSummaries<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.source {
             SummarySource::Records(hits) => hits.next().map(SegmentHitSummary::of),
-            SummarySource::Store { store, places } => places.next().map(|k| store.summary(k)),
+            SummarySource::Store(summaries) => summaries.next(),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = match &self.source {
             SummarySource::Records(hits) => hits.len(),
-            SummarySource::Store { places, .. } => places.len(),
+            SummarySource::Store(summaries) => summaries.len(),
         };
         (n, Some(n))
     }
