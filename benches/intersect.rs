@@ -1186,12 +1186,6 @@ fn write_peer_workload(b: &Bench, path: &Path) -> std::io::Result<()> {
     std::fs::write(path, out)
 }
 
-/// `BENCH_PEERS=<binary>` (benches/peers/build.sh makes it): the C++ peers answer this
-/// scene's segments and boxes on its flattened triangles, right after ours in the same
-/// run, and a ratio line is printed for each against our times. OpenSceneGraph 3.6
-/// gets the scene's node paths as nested groups (no transforms: the vertices are in
-/// world space) with one geode per placed drawable and a KdTree each; Embree 3 one
-/// scene of all triangles.
 /// Our figures (time, answer) that [`run_peers`] sets beside the C++ peers'.
 struct Ours {
     all: (f64, usize),
@@ -1204,6 +1198,12 @@ struct Ours {
     tool_boxes: Option<(f64, usize)>,
 }
 
+/// `BENCH_PEERS=<binary>` (benches/peers/build.sh makes it): the C++ peers answer this
+/// scene's segments and boxes on its flattened triangles, right after ours in the same
+/// run, and a ratio line is printed for each against our times. OpenSceneGraph 3.6
+/// gets the scene's node paths as nested groups (no transforms: the vertices are in
+/// world space) with one geode per placed drawable and a KdTree each; Embree 3 one
+/// scene of all triangles.
 fn run_peers(b: &Bench, ours: &Ours) {
     let Ours {
         all,
@@ -1285,9 +1285,9 @@ fn run_peers(b: &Bench, ours: &Ours) {
         ),
         ("boxes (query tool)", ours.tool_boxes, "osg", "osg_boxes"),
     ];
-    for (what, ours, engine, name) in tool {
-        if let (Some(ours), Some(theirs)) = (ours, peer(name)) {
-            ratio_line(&b.name, what, ours, engine, theirs);
+    for (what, tool_figure, engine, name) in tool {
+        if let (Some(tool_figure), Some(theirs)) = (tool_figure, peer(name)) {
+            ratio_line(&b.name, what, tool_figure, engine, theirs);
         }
     }
 }
