@@ -494,7 +494,7 @@ fn strips_fans_and_polygons_keep_compact_trees_and_answer_as_the_plain_traversal
     ] {
         let bvh = scene.primitive_bvh(drawable_named(&scene, name)).unwrap();
         assert_eq!(bvh.len(), triangles, "{name}");
-        assert_eq!(bvh.is_triangle_list(), numbered, "{name}");
+        assert_eq!(bvh.stores_triangle_numbers(), numbered, "{name}");
     }
     let mut hits = 0;
     for seed in [0x5719, 0xfa4, 0x9017] {

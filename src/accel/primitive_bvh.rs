@@ -104,11 +104,11 @@ enum Primitives {
     /// A geometry of one set of triangles, strips or fans: each triangle's number `p`
     /// (its primitive index too), its vertex indices read back from the set's entries
     /// (`3p..3p + 3` of a `Triangles` set; see [`Numbered`]).
-    TriangleList(Vec<u32>),
+    Numbers(Vec<u32>),
 }
 
 /// A geometry of one set of triangles, strips or fans, its triangles read back by
-/// number (what [`Primitives::TriangleList`] stores).
+/// number (what [`Primitives::Numbers`] stores).
 #[derive(Clone, Copy)]
 enum Numbered<'g> {
     List(TriangleList<'g>),
@@ -142,7 +142,7 @@ impl Default for Primitives {
 #[derive(Clone, Copy)]
 enum Source<'a> {
     Packed(&'a [PackedPrimitive]),
-    TriangleList(&'a [u32], Numbered<'a>),
+    Numbers(&'a [u32], Numbered<'a>),
     /// The geometry is not one set of triangles although the BVH stores one (a caller
     /// passed another geometry): nothing can be read.
     Unreadable,
@@ -227,7 +227,7 @@ impl PrimitiveBvh {
             })
         });
         let primitives = if is_list {
-            Primitives::TriangleList(packed.iter().map(|p| p.primitive_index()).collect())
+            Primitives::Numbers(packed.iter().map(|p| p.primitive_index()).collect())
         } else {
             Primitives::Packed(packed)
         };
@@ -300,7 +300,7 @@ impl PrimitiveBvh {
                 }
                 b
             }),
-            Primitives::TriangleList(triangles) => {
+            Primitives::Numbers(triangles) => {
                 let Some(list) = Numbered::of(geometry) else {
                     return false;
                 };
@@ -320,7 +320,7 @@ impl PrimitiveBvh {
     pub fn len(&self) -> usize {
         match &self.primitives {
             Primitives::Packed(p) => p.len(),
-            Primitives::TriangleList(p) => p.len(),
+            Primitives::Numbers(p) => p.len(),
         }
     }
 
@@ -329,18 +329,28 @@ impl PrimitiveBvh {
         self.len() == 0
     }
 
-    /// Whether it keeps only triangle indices, reading vertex indices from the
-    /// geometry's one set of triangles, strips or fans (4 bytes per triangle instead of
-    /// 16).
+    /// Whether it stores only its triangles' numbers, reading their vertex indices back
+    /// from the geometry's one set of triangles, strips or fans (4 bytes per triangle
+    /// instead of 16).
+    pub fn stores_triangle_numbers(&self) -> bool {
+        matches!(self.primitives, Primitives::Numbers(_))
+    }
+
+    /// The former name of [`stores_triangle_numbers`](Self::stores_triangle_numbers),
+    /// from when only triangle lists were stored so.
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `stores_triangle_numbers`: strips and fans are stored so too"
+    )]
     pub fn is_triangle_list(&self) -> bool {
-        matches!(self.primitives, Primitives::TriangleList(_))
+        self.stores_triangle_numbers()
     }
 
     /// Bytes used (nodes and stored primitives), beyond the geometry's own data.
     pub fn memory_bytes(&self) -> usize {
         let primitives = match &self.primitives {
             Primitives::Packed(p) => p.len() * std::mem::size_of::<PackedPrimitive>(),
-            Primitives::TriangleList(p) => p.len() * std::mem::size_of::<u32>(),
+            Primitives::Numbers(p) => p.len() * std::mem::size_of::<u32>(),
         };
         self.tree.memory_bytes() + primitives
     }
@@ -349,8 +359,8 @@ impl PrimitiveBvh {
     fn source<'a>(&'a self, geometry: &'a Geometry) -> Source<'a> {
         match &self.primitives {
             Primitives::Packed(p) => Source::Packed(p),
-            Primitives::TriangleList(p) => match Numbered::of(geometry) {
-                Some(list) => Source::TriangleList(p, list),
+            Primitives::Numbers(p) => match Numbered::of(geometry) {
+                Some(list) => Source::Numbers(p, list),
                 None => Source::Unreadable,
             },
         }
@@ -508,10 +518,10 @@ fn emit_range<F: PrimitiveFunctor + ?Sized>(
             }
         }
         // The kind of set is decided once a range, each kind read in its own loop.
-        Source::TriangleList(triangles, Numbered::List(list)) => {
+        Source::Numbers(triangles, Numbered::List(list)) => {
             emit_numbered(triangles, range, vertices, functor, |p| list.triangle(p));
         }
-        Source::TriangleList(triangles, Numbered::StripOrFan(view)) => {
+        Source::Numbers(triangles, Numbered::StripOrFan(view)) => {
             emit_numbered(triangles, range, vertices, functor, |p| view.triangle(p));
         }
         Source::Unreadable => {}
@@ -632,7 +642,7 @@ mod tests {
             let mut plain = Record::default();
             g.accept(&mut plain);
             let bvh = PrimitiveBvh::build(g).unwrap();
-            assert!(bvh.is_triangle_list());
+            assert!(bvh.stores_triangle_numbers());
             let mut accelerated = Record::default();
             bvh.for_each_candidate(g, |_| true, &mut accelerated);
             plain.0.sort();
@@ -656,7 +666,9 @@ mod tests {
         let quads = Geometry::new(quad.to_vec())
             .with_primitive_set(PrimitiveSet::draw_arrays(PrimitiveMode::Quads, 0, 4))
             .unwrap();
-        assert!(!PrimitiveBvh::build(&quads).unwrap().is_triangle_list());
+        assert!(!PrimitiveBvh::build(&quads)
+            .unwrap()
+            .stores_triangle_numbers());
     }
 
     /// Strips, fans and polygons of one set keep only their triangle indices too, and
@@ -682,7 +694,11 @@ mod tests {
                 let mut plain = Record::default();
                 g.accept(&mut plain);
                 let bvh = PrimitiveBvh::build(g).unwrap();
-                assert!(bvh.is_triangle_list(), "{mode:?}");
+                assert!(bvh.stores_triangle_numbers(), "{mode:?}");
+                // The former name answers alike.
+                #[allow(deprecated)]
+                let former = bvh.is_triangle_list();
+                assert!(former, "{mode:?}");
                 let mut accelerated = Record::default();
                 bvh.for_each_candidate(g, |_| true, &mut accelerated);
                 plain.0.sort();
