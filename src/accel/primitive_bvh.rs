@@ -216,17 +216,17 @@ impl PrimitiveBvh {
             .iter()
             .map(|&i| collect.primitives[i as usize])
             .collect();
-        // A triangle list keeps only the triangle indices, if they give back exactly
-        // the vertex indices the functor emitted (checked here, so reading them back can
-        // never differ from the decomposition).
-        let list = Numbered::of(geometry);
-        let is_list = list.is_some_and(|list| {
+        // One set of triangles, strips or fans keeps only the triangles' numbers, if
+        // they give back exactly the vertex indices the functor emitted (checked here,
+        // so reading them back can never differ from the decomposition).
+        let numbered = Numbered::of(geometry);
+        let by_number = numbered.is_some_and(|numbered| {
             packed.iter().all(|p| {
                 p.kind() == PrimitiveKind::Triangle
-                    && list.triangle(p.primitive_index()) == Some(p.indices)
+                    && numbered.triangle(p.primitive_index()) == Some(p.indices)
             })
         });
-        let primitives = if is_list {
+        let primitives = if by_number {
             Primitives::Numbers(packed.iter().map(|p| p.primitive_index()).collect())
         } else {
             Primitives::Packed(packed)
@@ -301,13 +301,13 @@ impl PrimitiveBvh {
                 b
             }),
             Primitives::Numbers(triangles) => {
-                let Some(list) = Numbered::of(geometry) else {
+                let Some(numbered) = Numbered::of(geometry) else {
                     return false;
                 };
                 self.tree.refit(|range| {
                     let mut b = Aabb::EMPTY;
                     for &p in &triangles[range] {
-                        grow(&mut b, list.triangle(p));
+                        grow(&mut b, numbered.triangle(p));
                     }
                     b
                 })
@@ -360,7 +360,7 @@ impl PrimitiveBvh {
         match &self.primitives {
             Primitives::Packed(p) => Source::Packed(p),
             Primitives::Numbers(p) => match Numbered::of(geometry) {
-                Some(list) => Source::Numbers(p, list),
+                Some(numbered) => Source::Numbers(p, numbered),
                 None => Source::Unreadable,
             },
         }
