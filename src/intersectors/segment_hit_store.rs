@@ -219,7 +219,7 @@ impl SegmentHitStore {
             drawable: context.drawable,
             path: path_start..self.paths.len(),
             local_to_world: *context.local_to_world,
-            normal_matrix: DMat3::from_mat4(*context.world_to_local).transpose(),
+            normal_matrix: normal_matrix(context.world_to_local),
         });
     }
 
@@ -234,7 +234,7 @@ impl SegmentHitStore {
             drawable: context.drawable,
             path: path_start..self.paths.len(),
             local_to_world: *context.local_to_world,
-            normal_matrix: DMat3::from_mat4(*context.world_to_local).transpose(),
+            normal_matrix: normal_matrix(context.world_to_local),
         });
         (self.visits.len() - 1) as u32
     }
@@ -391,11 +391,39 @@ fn record(
     paths: &mut NodePathPool,
 ) -> LineSegmentHit {
     let visit = &visits[h.visit as usize];
+    record_in(
+        h,
+        (visit.drawable, &ids[visit.path.clone()]),
+        &visit.local_to_world,
+        &visit.normal_matrix,
+        paths,
+    )
+}
+
+/// The matrix that takes a visit's local normals to world space (before
+/// normalization): the transpose of the linear part of its world-to-local matrix.
+#[inline]
+pub(crate) fn normal_matrix(world_to_local: &DMat4) -> DMat3 {
+    DMat3::from_mat4(*world_to_local).transpose()
+}
+
+/// The full record of hit `h` of drawable `drawable` at `path`, whose visit had
+/// `local_to_world` and [`normal_matrix`] `normal_matrix`; its path copied into a vector
+/// of `paths`. (The one place records are made: the store's and the world walk's kept
+/// hit are alike to the bit. Always inlined, as [`record`] is.)
+#[inline(always)]
+pub(crate) fn record_in(
+    h: &PendingHit,
+    (drawable, path): (DrawableId, &[NodeId]),
+    local_to_world: &DMat4,
+    normal_matrix: &DMat3,
+    paths: &mut NodePathPool,
+) -> LineSegmentHit {
     let n = h.vertex_count();
     LineSegmentHit {
         ratio: h.ratio,
-        node_path: paths.copy_of(&ids[visit.path.clone()]),
-        drawable: visit.drawable,
+        node_path: paths.copy_of(path),
+        drawable,
         primitive_index: h.primitive_index,
         primitive_kind: h.kind,
         // From the arrays themselves (the inline size): `from_slice` copies three
@@ -403,10 +431,10 @@ fn record(
         vertex_indices: SmallVec::from_buf_and_len(h.indices, n),
         barycentric: SmallVec::from_buf_and_len(h.weights, n),
         local_point: h.local_point,
-        world_point: visit.local_to_world.transform_point3(h.local_point),
+        world_point: local_to_world.transform_point3(h.local_point),
         local_normal: h.local_normal,
-        world_normal: (visit.normal_matrix * h.local_normal).normalize_or_zero(),
-        local_to_world: visit.local_to_world,
+        world_normal: (*normal_matrix * h.local_normal).normalize_or_zero(),
+        local_to_world: *local_to_world,
     }
 }
 

@@ -537,7 +537,10 @@ impl<'a> Walk<'_, '_, 'a> {
             IntersectionLimit::Nearest | IntersectionLimit::One => {
                 if let Some((best, slot)) = self.best {
                     if let Some(met) = &self.met[slot] {
-                        if !self.query.reached_limit() {
+                        if self.query.may_keep_only_record(self.context) {
+                            let context = self.context.drawable_context(met.instance);
+                            self.query.keep_only_record(&best, &context);
+                        } else if !self.query.reached_limit() {
                             commit(self.query, best, met.instance);
                         }
                     }
