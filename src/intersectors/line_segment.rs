@@ -474,7 +474,7 @@ impl PrimitiveFunctor for SegmentFunctor<'_> {
                 indices,
                 hit.weights,
                 self.segment.start + self.segment.direction * hit.t,
-                hit.normal.normalize_or_zero(),
+                hit.normal,
             ));
         }
     }

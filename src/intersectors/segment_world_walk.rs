@@ -460,7 +460,7 @@ impl<'a> Walk<'_, '_, 'a> {
             indices,
             hit.weights,
             met.start + met.direction * hit.t,
-            hit.normal.normalize_or_zero(),
+            hit.normal,
         );
         self.record(slot, hit);
     }
