@@ -8,7 +8,9 @@ use smallvec::SmallVec;
 use super::hit_order::{box_cull_padding, box_padding, cull_padding, padded_box};
 use super::local_reach::FrameReach;
 use super::node_path_pool::NodePathPool;
-use super::segment_hit_store::{normal_matrix, record_in, PendingHit, SegmentHitStore};
+use super::segment_hit_store::{
+    compare_records, normal_matrix, record_in, PendingHit, SegmentHitStore,
+};
 use super::segment_hit_summary::SummarySource;
 use super::segment_triangle::crossing_deviation;
 use super::{
@@ -352,25 +354,20 @@ impl LineSegmentIntersector {
         crossing_deviation(local.start, box_magnitude) <= pad
     }
 
-    /// Whether the world walk may make its one kept hit (`Nearest`, `One`) into the
-    /// traversal's record at once, without the hit store: full records are wanted and
-    /// the store holds no hit (none of a whole item, none of an earlier walk), and
-    /// nothing is visited after the walk (the index has no detached instances), so no
-    /// later hit can come before it.
-    pub(super) fn may_keep_only_record(&self, context: &IndexContext<'_>) -> bool {
+    /// Whether hits are kept as full records (not summaries).
+    pub(super) fn makes_full_records(&self) -> bool {
         self.records == HitRecords::Full
-            && self.pending.is_empty()
-            && !self.record_kept
-            && context.index().detached().is_empty()
     }
 
-    /// Makes `hit`, the traversal's one hit, of the drawable visit `context`, into its
-    /// record, as the store would at the end of the traversal (see
-    /// [`may_keep_only_record`](Self::may_keep_only_record)). (Through the store, the
-    /// visit's node path and matrices were copied there, then into the record: ~2 % of
-    /// a nearest segment's instructions on littlest_tokyo, ~5 % on truck_town.)
+    /// Makes `hit`, the world walk's one kept hit (`Nearest`, `One`), of the drawable
+    /// visit `context`, into its record at once, as the hit store would at the end of
+    /// the traversal (full records only). A hit the store holds, of a whole item visited
+    /// during the walk or of a detached instance visited after it, is weighed against
+    /// it at the end ([`end`](Intersector::end)). (Through the store, the visit's node
+    /// path and matrices were copied there, then into the record: ~2 % of a nearest
+    /// segment's instructions on littlest_tokyo, ~5 % on truck_town.)
     pub(super) fn keep_only_record(&mut self, hit: &PendingHit, context: &DrawableContext<'_>) {
-        debug_assert!(self.hits.is_empty());
+        debug_assert!(self.makes_full_records() && self.hits.is_empty() && !self.record_kept);
         self.hits.reserve_exact(1);
         self.hits.push(record_in(
             hit,
@@ -382,9 +379,37 @@ impl LineSegmentIntersector {
         self.record_kept = true;
     }
 
+    /// The first of the kept record and the store's hit (`Nearest`: at most one), by
+    /// the hits' order, left alone in `hits`.
+    fn keep_first_of_record_and_store(&mut self) {
+        let Some(kept) = self.hits.pop() else {
+            return;
+        };
+        self.pending
+            .drain_sorted_into(&mut self.hits, &mut self.spare_paths);
+        debug_assert!(self.hits.len() <= 1, "a limited store keeps one hit");
+        let dropped = match self.hits.first_mut() {
+            Some(stored) if compare_records(&kept, stored).is_lt() => {
+                std::mem::replace(stored, kept)
+            }
+            Some(_) => kept,
+            None => {
+                self.hits.push(kept);
+                return;
+            }
+        };
+        self.spare_paths.keep(dropped.node_path);
+    }
+
     fn best_ratio(&self) -> f64 {
         match self.limit {
-            IntersectionLimit::Nearest => self.pending.first_ratio().unwrap_or(f64::INFINITY),
+            IntersectionLimit::Nearest => {
+                let stored = self.pending.first_ratio().unwrap_or(f64::INFINITY);
+                match self.hits.first() {
+                    Some(kept) if self.record_kept => stored.min(kept.ratio),
+                    _ => stored,
+                }
+            }
             _ => f64::INFINITY,
         }
     }
@@ -820,9 +845,11 @@ impl Intersector for LineSegmentIntersector {
 
     fn end(&mut self) {
         match self.records {
-            // The one hit the world walk made into its record (the store is empty).
+            // The one hit the world walk made into its record, and the store's, if any.
             HitRecords::Full if std::mem::take(&mut self.record_kept) => {
-                debug_assert!(self.pending.is_empty() && self.hits.len() == 1);
+                if !self.pending.is_empty() {
+                    self.keep_first_of_record_and_store();
+                }
             }
             HitRecords::Full => self
                 .pending

@@ -46,10 +46,16 @@ impl NodePathPool {
     #[inline]
     pub fn drop_hits<H>(&mut self, hits: &mut Vec<H>, node_path: impl Fn(H) -> Vec<NodeId>) {
         while let Some(hit) = hits.pop() {
-            let mut path = node_path(hit);
-            path.clear();
-            self.spare.push(path);
+            self.keep(node_path(hit));
         }
+    }
+
+    /// Keeps the node-path vector of a dropped hit, emptied, for a later
+    /// [`copy_of`](Self::copy_of).
+    #[inline]
+    pub fn keep(&mut self, mut path: Vec<NodeId>) {
+        path.clear();
+        self.spare.push(path);
     }
 }
 

@@ -460,6 +460,16 @@ pub(crate) fn compare_across(
     .then_with(|| a.indices[..a.vertex_count()].cmp(&b.indices[..b.vertex_count()]))
 }
 
+/// [`compare_across`] for two records made from pending hits: the same key, then the
+/// same vertex indices.
+pub(crate) fn compare_records(a: &LineSegmentHit, b: &LineSegmentHit) -> Ordering {
+    compare_keys(
+        (a.ratio, a.drawable, a.primitive_index, &a.node_path),
+        (b.ratio, b.drawable, b.primitive_index, &b.node_path),
+    )
+    .then_with(|| a.vertex_indices.cmp(&b.vertex_indices))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -537,10 +537,12 @@ impl<'a> Walk<'_, '_, 'a> {
             IntersectionLimit::Nearest | IntersectionLimit::One => {
                 if let Some((best, slot)) = self.best {
                     if let Some(met) = &self.met[slot] {
-                        if self.query.may_keep_only_record(self.context) {
+                        if self.query.reached_limit() {
+                            // `One`: a whole item's hit came first.
+                        } else if self.query.makes_full_records() {
                             let context = self.context.drawable_context(met.instance);
                             self.query.keep_only_record(&best, &context);
-                        } else if !self.query.reached_limit() {
+                        } else {
                             commit(self.query, best, met.instance);
                         }
                     }
