@@ -465,7 +465,10 @@ impl<'a> Walk<'_, '_, 'a> {
         self.record(slot, hit);
     }
 
-    /// Keeps a hit of the instance in `slot` as the limit says.
+    /// Keeps a hit of the instance in `slot` as the limit says. (Inlined: called out
+    /// of line, each hit was built aside and copied into the call; callgrind,
+    /// littlest_tokyo, a query: all hits −34 instructions, nearest −37.)
+    #[inline(always)]
     fn record(&mut self, slot: usize, hit: PendingHit) {
         let Some(met) = self.met[slot].as_mut() else {
             return;
