@@ -356,6 +356,21 @@ fn ours_segment_summaries(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> u
 }
 
 /// The nearest hits of the first `n` picking rays.
+/// Nearest segments as the pick example (and OpenSceneGraph's habit) asks them: a new
+/// intersector for every query.
+#[inline(never)]
+fn ours_fresh_nearest(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
+    let mut hits = 0;
+    for &(s, e) in &b.segments[..n] {
+        let mut i = LineSegmentIntersector::new(s, e)
+            .unwrap()
+            .with_limit(IntersectionLimit::Nearest);
+        v.apply(&b.scene, b.root, &mut i).unwrap();
+        hits += i.intersections().len();
+    }
+    hits
+}
+
 fn ours_picks(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
     ours_segments_of(&b.picks[..n], b, v, IntersectionLimit::Nearest)
 }
@@ -1295,7 +1310,7 @@ fn run_peers(b: &Bench, ours: &Ours) {
 // ----- criterion -------------------------------------------------------------------
 
 /// `BENCH_PROFILE=<workload>[:<repeats>]` runs one side of one workload (ours: `all`,
-/// `all_summaries`, `nearest`, `picks`, `boxes`, `boxes_summaries`, `box_planes`,
+/// `all_summaries`, `nearest`, `fresh_nearest` (a new intersector each query), `picks`, `boxes`, `boxes_summaries`, `box_planes`,
 /// `spheres`, `spheres_summaries`, `build`; parry's: `parry_all`,
 /// `parry_nearest`, `parry_picks`, `parry_boxes`, `parry_spheres`, `parry_build`) over
 /// and over on the selected scenes, for a profiler (`perf record`, `valgrind
@@ -1321,6 +1336,7 @@ fn profile_only(benches: &[Bench], spec: &str) {
                 "build" => ours_build(b),
                 "parry_build" => parry_build(b),
                 "nearest" => ours_segments(b, &mut v, IntersectionLimit::Nearest, n),
+                "fresh_nearest" => ours_fresh_nearest(b, &mut v, n),
                 "picks" => ours_picks(b, &mut v, n),
                 "parry_picks" => parry_picks(b, n),
                 "boxes" => ours_boxes(b, &mut v, n, HitRecords::Full),
