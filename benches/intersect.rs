@@ -355,9 +355,8 @@ fn ours_segment_summaries(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> u
     hits
 }
 
-/// The nearest hits of the first `n` picking rays.
 /// Nearest segments as the pick example (and OpenSceneGraph's habit) asks them: a new
-/// intersector for every query.
+/// intersector for every query. (Never inlined: the profiles collect `ours_*`.)
 #[inline(never)]
 fn ours_fresh_nearest(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
     let mut hits = 0;
@@ -371,6 +370,7 @@ fn ours_fresh_nearest(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize
     hits
 }
 
+/// The nearest hits of the first `n` picking rays.
 fn ours_picks(b: &Bench, v: &mut IntersectionVisitor, n: usize) -> usize {
     ours_segments_of(&b.picks[..n], b, v, IntersectionLimit::Nearest)
 }
@@ -1310,8 +1310,9 @@ fn run_peers(b: &Bench, ours: &Ours) {
 // ----- criterion -------------------------------------------------------------------
 
 /// `BENCH_PROFILE=<workload>[:<repeats>]` runs one side of one workload (ours: `all`,
-/// `all_summaries`, `nearest`, `fresh_nearest` (a new intersector each query), `picks`, `boxes`, `boxes_summaries`, `box_planes`,
-/// `spheres`, `spheres_summaries`, `build`; parry's: `parry_all`,
+/// `all_summaries`, `nearest`, `fresh_nearest` (a new intersector each query),
+/// `picks`, `boxes`, `boxes_summaries`, `box_planes`, `spheres`, `spheres_summaries`,
+/// `build`; parry's: `parry_all`,
 /// `parry_nearest`, `parry_picks`, `parry_boxes`, `parry_spheres`, `parry_build`) over
 /// and over on the selected scenes, for a profiler (`perf record`, `valgrind
 /// --tool=callgrind`), and exits.

@@ -113,7 +113,7 @@ pub(crate) struct SegmentHitStore {
     // 3 893 and 3 056 → 2 763; the city, where a limited query's whole items now
     // allocate the visit, 5 054 → 5 013 with a new intersector. `hits` as a `Vec`
     // too saved 0.5 % more of an all-hits query but cost the city's new intersectors
-    // 5 %.)
+    // 4 %.)
     visits: Vec<HitVisit>,
     paths: Vec<NodeId>,
     /// Where the current visit's hits start in `hits`.
