@@ -273,8 +273,9 @@ impl SegmentHitStore {
     /// [`sort_for_summaries`](Self::sort_for_summaries) (or
     /// [`keep_found_order`](Self::keep_found_order)) made.
     pub fn summaries(&self) -> StoredSummaries<'_> {
-        // The lists as slices, once: read per hit, each `SmallVec` asked which of its two
-        // forms it was in (callgrind, the query tool's all-hits segments on
+        // The lists as slices, once: read per hit, the hits' `SmallVec` (and the visits'
+        // and paths', when they were `SmallVec`s too) asked which of its two forms it was
+        // in (callgrind, the query tool's all-hits segments on
         // littlest_tokyo: ~43 instructions a hit, 2.3 % of a query).
         StoredSummaries {
             hits: &self.hits,
@@ -289,8 +290,9 @@ impl SegmentHitStore {
     /// `out` already has, their node paths copied by `paths`; the store is left empty.
     pub fn drain_sorted_into(&mut self, out: &mut Vec<LineSegmentHit>, paths: &mut NodePathPool) {
         out.clear();
-        // The lists as slices, once: every access to a `SmallVec` asks which of its two
-        // forms it is in (callgrind, littlest_tokyo: 1.2 % of an all-hits query).
+        // The lists as slices, once: every access to the hits' `SmallVec` asks which of
+        // its two forms it is in (callgrind, littlest_tokyo, when the visits and paths
+        // were `SmallVec`s too: 1.2 % of an all-hits query).
         let (hits, visits, ids, order) = (
             &self.hits[..],
             &self.visits[..],
