@@ -1312,7 +1312,9 @@ fn run_peers(b: &Bench, ours: &Ours) {
 /// `BENCH_PROFILE=<workload>[:<repeats>]` runs one side of one workload (ours: `all`,
 /// `all_summaries`, `nearest`, `fresh_nearest` (a new intersector each query),
 /// `picks`, `boxes`, `boxes_summaries`, `box_planes`, `spheres`, `spheres_summaries`,
-/// `build`; parry's: `parry_all`,
+/// `build`; the query tool's path, [`ours_query_tool`], as `tool_all`, `tool_boxes`,
+/// `tool_spheres`, whose queries run on a rayon worker: profile them with callgrind's
+/// `--toggle-collect='*answer_query_lines*'`; parry's: `parry_all`,
 /// `parry_nearest`, `parry_picks`, `parry_boxes`, `parry_spheres`, `parry_build`) over
 /// and over on the selected scenes, for a profiler (`perf record`, `valgrind
 /// --tool=callgrind`), and exits.
@@ -1328,10 +1330,24 @@ fn profile_only(benches: &[Bench], spec: &str) {
         .clamp(1, TABLE);
     for b in benches {
         let mut v = IntersectionVisitor::new();
+        // The query tool's lines and pool, made before the clock.
+        let tool = what.starts_with("tool_").then(|| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+            (query_lines(b, n), pool.expect("a one-thread pool"))
+        });
+        let tool_answers = |kind: usize| {
+            let Some(([segments, boxes, spheres], pool)) = &tool else {
+                unreachable!("made for every tool_ workload")
+            };
+            ours_query_tool(b, pool, [segments, boxes, spheres][kind])
+        };
         let t = Instant::now();
         let mut answers = 0;
         for _ in 0..repeats {
             answers += match what {
+                "tool_all" => tool_answers(0),
+                "tool_boxes" => tool_answers(1),
+                "tool_spheres" => tool_answers(2),
                 "all" => ours_segments(b, &mut v, IntersectionLimit::None, n),
                 "all_summaries" => ours_segment_summaries(b, &mut v, n),
                 "build" => ours_build(b),
