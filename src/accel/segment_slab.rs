@@ -15,7 +15,7 @@
 //! counted too: a picking ray to a far plane `10^6` units away padded every box of a
 //! 100-unit scene by 4 units, and the walk entered most of them.)
 
-use glam::{DVec3, Vec3, Vec3A, Vec4};
+use glam::{DVec3, Vec3A, Vec4};
 
 use super::{Aabb, Aabb4, WideEntries};
 
@@ -66,22 +66,30 @@ impl SegmentSlab {
         let magnitude = scale.abs() + start.abs().max_element() + pad.abs();
         let pad = (pad.abs() + magnitude * ROUNDING_MARGIN) as f32;
         let pad = pad.next_up();
-        let start32 = start.as_vec3();
-        let direction32 = direction.as_vec3();
+        // In `Vec3A` from here: one SIMD operation for the three axes' scalar ones,
+        // each lane rounding alike. (A slab is made once a query and again for every
+        // whole item a segment visits; callgrind, instructions a query: nearest
+        // segments on city_s3 5 438 → 5 400, all hits 21 042 → 20 852.)
+        let start32 = Vec3A::from(start.as_vec3());
+        let direction32 = Vec3A::from(direction.as_vec3());
+        // (`max` then `min`, as `clamp` computes; a NaN lane, which a NaN direction
+        // would give, sets `accept_all` below whatever the SIMD `max` makes of it.)
         let inverse = direction32
             .recip()
-            .clamp(Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX));
-        let low_origin = start32 + Vec3::splat(pad);
-        let high_origin = start32 - Vec3::splat(pad);
-        let accept_all = !(low_origin.is_finite()
-            && high_origin.is_finite()
-            && pad.is_finite()
-            && direction32.is_finite()
-            && !inverse.is_nan());
+            .max(Vec3A::splat(-f32::MAX))
+            .min(Vec3A::splat(f32::MAX));
+        let low_origin = start32 + Vec3A::splat(pad);
+        let high_origin = start32 - Vec3A::splat(pad);
+        let accept_all = !((low_origin.is_finite_mask()
+            & high_origin.is_finite_mask()
+            & direction32.is_finite_mask()
+            & !inverse.is_nan_mask())
+        .all()
+            && pad.is_finite());
         SegmentSlab {
-            low_origin: low_origin.into(),
-            high_origin: high_origin.into(),
-            inverse: inverse.into(),
+            low_origin,
+            high_origin,
+            inverse,
             accept_all,
         }
     }
@@ -180,6 +188,7 @@ impl WideSegmentSlab {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     fn unit() -> Aabb {
         Aabb {
