@@ -49,7 +49,7 @@ pub struct SegmentSlab {
     /// The three vectors are [`Vec3A`]: the three axes are computed in one SIMD lane
     /// each, with the same IEEE operations as three scalar ones (callgrind: 2 % fewer
     /// instructions per nearest-hit query and 5 % fewer per all-hits query on
-    /// littlest_tokyo than with [`Vec3`]).
+    /// littlest_tokyo than with [`Vec3`](glam::Vec3)).
     inverse: Vec3A,
     /// When the segment does not fit in `f32` (coordinates beyond `f32::MAX`): every box
     /// is entered at `t = 0` and the exact tests decide.
