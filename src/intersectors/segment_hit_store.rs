@@ -21,7 +21,7 @@ use super::{LineSegmentHit, PrimitiveKind, SegmentHitSummary};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{DrawableContext, IntersectionLimit};
 
-/// The room made for hits and visits at the first one.
+/// The room made for hits when they outgrow their inline room.
 const FIRST_CAPACITY: usize = 16;
 
 /// One primitive hit, in its drawable's frame.
@@ -218,14 +218,7 @@ impl SegmentHitStore {
             self.visits.clear();
             self.paths.clear();
         }
-        let path_start = self.paths.len();
-        self.paths.extend_from_slice(context.node_path);
-        self.visits.push(HitVisit {
-            drawable: context.drawable,
-            path: path_start..self.paths.len(),
-            local_to_world: *context.local_to_world,
-            normal_matrix: normal_matrix(context.world_to_local),
-        });
+        self.add_visit(context);
     }
 
     /// Records `context`'s drawable visit (its path and matrices) for hits pushed with
