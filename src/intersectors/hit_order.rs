@@ -8,6 +8,8 @@ use crate::bounding::BoundingBox;
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::IntersectionLimit;
 
+use super::sorted_positions::SortedPositions;
+
 /// The sort key of a hit: its ratio or distance, then drawable, primitive index and node
 /// path, so ties are broken the same way by every traversal (plain or accelerated).
 pub(crate) type HitKey<'a> = (f64, DrawableId, u32, &'a [NodeId]);
@@ -36,9 +38,9 @@ pub(crate) fn compare_hits<H: OrderedHit>(a: &H, b: &H) -> Ordering {
 /// the hits into; lists of more than [`GATHERED`] hits still are gathered so).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct HitSorter {
-    /// `(leading number, position)` of each hit (also lent to the sphere's sorts of its
-    /// raw hits, which run before `end`'s).
-    pub(super) keyed: Vec<(i64, u32)>,
+    /// The hits' positions sorted by their leading number (also lent to the sphere's
+    /// sorts of its raw hits, which run before `end`'s).
+    pub(super) sorted: SortedPositions,
     /// The positions in order.
     order: Vec<u32>,
 }
@@ -71,22 +73,21 @@ pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut Vec<H>, sorter: &mut HitSorter
     } else if !hits.is_sorted_by(|a, b| compare_hits(a, b).is_le()) {
         // Long lists (sphere and polytope queries touching many triangles) not already
         // in order (a world walk makes its hits in order when it can): positions sorted
-        // by the leading number alone, as integers (cheap to compare, and an unstable
-        // sort needs no scratch allocation); only runs of equal numbers need the full
-        // key, with the position as last resort so equal keys keep their order.
-        let HitSorter { keyed, order } = sorter;
-        keyed.clear();
-        keyed
-            .extend((hits.iter().enumerate()).map(|(k, h)| (total_order_key(h.key().0), k as u32)));
-        sort_keyed(keyed, |a, b| {
-            compare_hits(&hits[a as usize], &hits[b as usize]).then(a.cmp(&b))
-        });
+        // by the leading number, as integers (cheap to compare, and an unstable sort
+        // needs no scratch allocation); only equal numbers need the full key, with the
+        // position as last resort so equal keys keep their order.
+        let HitSorter { sorted, order } = sorter;
+        sorted.sort(
+            n,
+            |k| hits[k as usize].key().0,
+            |a, b| compare_hits(&hits[a as usize], &hits[b as usize]).then(a.cmp(&b)),
+        );
         if n <= GATHERED {
             order.clear();
-            order.extend(keyed.iter().map(|&(_, k)| k));
+            order.extend(sorted.positions());
             apply_order(hits, order);
         } else {
-            gather(hits, keyed.iter().map(|&(_, k)| k));
+            gather(hits, sorted.positions());
         }
     }
 }
@@ -95,34 +96,6 @@ pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut Vec<H>, sorter: &mut HitSorter
 /// into a new list. (Gathering every list of more than 24 moved each hit twice, through
 /// slots kept for the purpose, or allocated a new list per sort.)
 const GATHERED: usize = 256;
-
-/// Sorts `(key, position)` pairs by key, ordering the positions of equal keys with
-/// `tie` (an unstable sort: `tie` decides every order among equal keys). Keys are the
-/// leading number of a hit's order as [`total_order_key`] integers: cheap to compare,
-/// and rarely equal, so `tie`, which looks at the hits themselves, seldom runs. The
-/// first pass compares the keys alone (comparing the pairs, positions too, cost 6 % of
-/// zdm2's sphere queries, some 400 hits each).
-pub(crate) fn sort_keyed(keyed: &mut [(i64, u32)], mut tie: impl FnMut(u32, u32) -> Ordering) {
-    keyed.sort_unstable_by_key(|&(key, _)| key);
-    // Most lists have no equal keys: one pass finds out. (Looking for runs of equal
-    // keys one by one took ~0.7 % of an all-hits segment on littlest_tokyo.)
-    if keyed.windows(2).all(|pair| pair[0].0 != pair[1].0) {
-        return;
-    }
-    let mut run_start = 0;
-    while run_start < keyed.len() {
-        let key = keyed[run_start].0;
-        let run_end = run_start
-            + keyed[run_start..]
-                .iter()
-                .take_while(|&&(k, _)| k == key)
-                .count();
-        if run_end - run_start > 1 {
-            keyed[run_start..run_end].sort_unstable_by(|&(_, a), &(_, b)| tie(a, b));
-        }
-        run_start = run_end;
-    }
-}
 
 /// An integer ordered as [`f64::total_cmp`] orders the floats.
 pub(crate) fn total_order_key(x: f64) -> i64 {
@@ -317,14 +290,14 @@ mod tests {
         assert!(hits.capacity() >= 100, "room for {}", hits.capacity());
         // The same list out of order again: sorted in the room both already have.
         hits.reverse();
-        let rooms = (hits.as_ptr(), sorter.keyed.as_ptr(), sorter.order.as_ptr());
+        let rooms = (hits.as_ptr(), sorter.sorted.as_ptr(), sorter.order.as_ptr());
         sort_hits(&mut hits, &mut sorter);
         assert_eq!(
             hits.iter().map(|h| h.3).collect::<Vec<_>>(),
             (0..40).rev().collect::<Vec<_>>()
         );
         assert_eq!(
-            (hits.as_ptr(), sorter.keyed.as_ptr(), sorter.order.as_ptr()),
+            (hits.as_ptr(), sorter.sorted.as_ptr(), sorter.order.as_ptr()),
             rooms
         );
     }

@@ -24,6 +24,7 @@ mod segment_hit_summary;
 mod segment_triangle;
 mod segment_world_walk;
 mod slot_runs;
+mod sorted_positions;
 mod sphere;
 mod sphere_world_walk;
 mod volume_hit_store;

@@ -15,8 +15,9 @@ use std::ops::Range;
 use glam::{DMat3, DMat4, DVec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{compare_keys, sort_keyed, total_order_key};
+use super::hit_order::compare_keys;
 use super::node_path_pool::NodePathPool;
+use super::sorted_positions::{Positions, SortedPositions};
 use super::{LineSegmentHit, PrimitiveKind, SegmentHitSummary};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{DrawableContext, IntersectionLimit};
@@ -118,14 +119,13 @@ pub(crate) struct SegmentHitStore {
     paths: Vec<NodeId>,
     /// Where the current visit's hits start in `hits`.
     visit_start: usize,
-    /// The sorts' `(key, position)` pairs; after
-    /// [`sort_for_summaries`](Self::sort_for_summaries) or
+    /// The sorts' positions; after [`sort_for_summaries`](Self::sort_for_summaries) or
     /// [`keep_found_order`](Self::keep_found_order), the positions in `hits` in the
-    /// final order, for [`summaries`](Self::summaries). A `Vec` reused from query to query:
+    /// final order, for [`summaries`](Self::summaries). Reused from query to query:
     /// filled from the hits in one pass, where a `SmallVec` with 32 pairs inline checked
     /// its room at every pair (0.45 % of an all-hits query on littlest_tokyo). A new
     /// intersector allocates it at its first sort of two hits or more.
-    keyed: Vec<(i64, u32)>,
+    sorted: SortedPositions,
 }
 
 impl SegmentHitStore {
@@ -135,7 +135,7 @@ impl SegmentHitStore {
         self.visits.clear();
         self.paths.clear();
         self.visit_start = 0;
-        self.keyed.clear();
+        self.sorted.clear();
     }
 
     /// True before the first hit is kept.
@@ -250,16 +250,14 @@ impl SegmentHitStore {
     /// [`drain_sorted_into`](Self::drain_sorted_into) does) and keeps them, for
     /// [`summaries`](Self::summaries), until the store is cleared.
     pub fn sort_for_summaries(&mut self) {
-        sort_into(&self.hits, &self.visits, &self.paths, &mut self.keyed);
+        sort_into(&self.hits, &self.visits, &self.paths, &mut self.sorted);
     }
 
     /// Leaves the kept hits in the order they were kept (instead of
     /// [`sort_for_summaries`](Self::sort_for_summaries)): they stay, for
     /// [`summaries`](Self::summaries), until the store is cleared.
     pub fn keep_found_order(&mut self) {
-        self.keyed.clear();
-        self.keyed
-            .extend((0..self.hits.len() as u32).map(|k| (0, k)));
+        self.sorted.in_found_order(self.hits.len());
     }
 
     /// The summaries of the hits in the order
@@ -274,7 +272,7 @@ impl SegmentHitStore {
             hits: &self.hits,
             visits: &self.visits,
             paths: &self.paths,
-            order: self.keyed.iter(),
+            order: self.sorted.positions(),
         }
     }
 
@@ -290,7 +288,7 @@ impl SegmentHitStore {
             &self.hits[..],
             &self.visits[..],
             &self.paths[..],
-            &mut self.keyed,
+            &mut self.sorted,
         );
         if hits.len() <= 1 {
             // A limited query's one hit (or none): nothing to sort. (Through the slice's
@@ -304,11 +302,7 @@ impl SegmentHitStore {
         sort_into(hits, visits, ids, order);
         // Exactly: a new intersector's first traversal allocates what it needs, no more.
         out.reserve_exact(order.len());
-        out.extend(
-            order
-                .iter()
-                .map(|&(_, k)| record(&hits[k as usize], visits, ids, paths)),
-        );
+        out.extend((order.positions()).map(|k| record(&hits[k as usize], visits, ids, paths)));
         self.clear();
     }
 }
@@ -320,7 +314,7 @@ pub(crate) struct StoredSummaries<'a> {
     hits: &'a [PendingHit],
     visits: &'a [HitVisit],
     paths: &'a [NodeId],
-    order: std::slice::Iter<'a, (i64, u32)>,
+    order: Positions<'a>,
 }
 
 impl<'a> Iterator for StoredSummaries<'a> {
@@ -328,7 +322,7 @@ impl<'a> Iterator for StoredSummaries<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<SegmentHitSummary<'a>> {
-        let &(_, k) = self.order.next()?;
+        let k = self.order.next()?;
         let h = &self.hits[k as usize];
         let visit = &self.visits[h.visit as usize];
         Some(SegmentHitSummary {
@@ -350,33 +344,31 @@ impl<'a> Iterator for StoredSummaries<'a> {
 impl ExactSizeIterator for StoredSummaries<'_> {}
 
 /// Replaces the contents of `order` by the positions of `hits` (whose visits are
-/// `visits`, their paths in `ids`) in the final order, each with its ratio's key: by
-/// ratio; only equal ratios (rare) look up visits and paths. (Filled in place, and
-/// inlined: a list returned from a call was copied out by `memcpy`, ~170 instructions
-/// of an all-hits query on littlest_tokyo.)
+/// `visits`, their paths in `ids`) in the final order: by ratio; only equal ratios
+/// (rare) look up visits and paths. (Filled in place, and inlined: a list returned from
+/// a call was copied out by `memcpy`, ~170 instructions of an all-hits query on
+/// littlest_tokyo.)
 #[inline(always)]
 fn sort_into(
     hits: &[PendingHit],
     visits: &[HitVisit],
     ids: &[NodeId],
-    order: &mut Vec<(i64, u32)>,
+    order: &mut SortedPositions,
 ) {
-    order.clear();
-    order.extend(
-        (hits.iter())
-            .enumerate()
-            .map(|(k, h)| (total_order_key(h.ratio), k as u32)),
+    order.sort(
+        hits.len(),
+        |k| hits[k as usize].ratio,
+        |a, b| {
+            let (a, b) = (&hits[a as usize], &hits[b as usize]);
+            let (va, vb) = (&visits[a.visit as usize], &visits[b.visit as usize]);
+            compare_across(
+                a,
+                (va.drawable, &ids[va.path.clone()]),
+                b,
+                (vb.drawable, &ids[vb.path.clone()]),
+            )
+        },
     );
-    sort_keyed(order, |a, b| {
-        let (a, b) = (&hits[a as usize], &hits[b as usize]);
-        let (va, vb) = (&visits[a.visit as usize], &visits[b.visit as usize]);
-        compare_across(
-            a,
-            (va.drawable, &ids[va.path.clone()]),
-            b,
-            (vb.drawable, &ids[vb.path.clone()]),
-        )
-    });
 }
 
 /// The full record of a kept hit of `visits` (whose paths are in `ids`), its node path

@@ -1,10 +1,12 @@
 //! [`SphereIntersector`]: which primitives meet a closed ball.
 
+use std::cmp::Ordering;
+
 use glam::{DMat4, DVec3, Vec3};
 
 use super::hit_order::{
-    box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits,
-    total_order_key, HitKey, HitSorter, OrderedHit,
+    box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits, HitKey,
+    HitSorter, OrderedHit,
 };
 use super::local_reach::FrameReach;
 use super::node_path_pool::NodePathPool;
@@ -81,8 +83,8 @@ pub struct SphereIntersector {
     pub(super) summarized: VolumeHitStore,
     /// The node-path vectors of dropped hits, for the next hits.
     pub(super) spare_paths: NodePathPool,
-    /// The room `end`'s sort of the hits reuses (its keys also for the raw hits' sorts,
-    /// [`keyed_by_distance`]).
+    /// The room `end`'s sort of the hits reuses (its sorted positions also for the
+    /// sorts of raw hits by distance, which run before `end`'s).
     pub(super) sorter: HitSorter,
     /// Raw hits of one drawable visit ([`Intersector::intersect`]), kept between
     /// visits.
@@ -355,16 +357,18 @@ impl SphereIntersector {
     /// the raw hits. (zdm2's spheres, some 400 hits a query: 4.6 % fewer instructions.)
     #[inline(never)]
     fn keep_all_in_order(&mut self, raw: &mut Vec<RawHit>, context: &DrawableContext<'_>) {
-        let mut order = std::mem::take(&mut self.sorter.keyed);
-        keyed_by_distance(raw, &mut order);
+        let order = &mut self.sorter.sorted;
         // Equal distances in any order: the final sort settles them.
-        order.sort_unstable_by_key(|&(key, _)| key);
+        order.sort(
+            raw.len(),
+            |k| raw[k as usize].distance,
+            |_, _| Ordering::Equal,
+        );
         let paths = &mut self.spare_paths;
         let kept = &*raw;
         (self.hits)
-            .extend((order.iter()).map(|&(_, k)| sphere_hit(kept[k as usize], context, paths)));
+            .extend((order.positions()).map(|k| sphere_hit(kept[k as usize], context, paths)));
         raw.clear();
-        self.sorter.keyed = order;
     }
 
     /// [`Intersector::enter_world_box`] before [`Intersector::begin_world_boxes`] (not
@@ -399,7 +403,7 @@ pub(super) struct RawHit {
     indices: [u32; 3],
     kind: PrimitiveKind,
     point: DVec3,
-    distance: f64,
+    pub(super) distance: f64,
 }
 
 impl RawHit {
@@ -419,13 +423,6 @@ impl RawHit {
 /// full hits in their final order (up to it, the final sort's insertion sort is the
 /// cheaper).
 const IN_ORDER_FROM: usize = 24;
-
-/// Fills `keyed` with the positions of `raw`, each keyed by its distance as a
-/// [`total_order_key`] integer.
-pub(super) fn keyed_by_distance(raw: &[RawHit], keyed: &mut Vec<(i64, u32)>) {
-    keyed.clear();
-    keyed.extend((raw.iter().enumerate()).map(|(k, r)| (total_order_key(r.distance), k as u32)));
-}
 
 /// The full hit of a raw one, in the visit `context`, its node path copied by `paths`.
 #[inline(always)]

@@ -14,9 +14,9 @@
 use glam::{DMat4, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{reserve_room, sort_keyed, world_tree_padding};
+use super::hit_order::{reserve_room, world_tree_padding};
 use super::slot_runs::for_each_slot_run;
-use super::sphere::{keyed_by_distance, sphere_hit, RawHit, SphereFunctor};
+use super::sphere::{sphere_hit, RawHit, SphereFunctor};
 use super::world_candidate::Candidate;
 use super::{PrimitiveMask, SphereIntersector};
 use crate::accel::{push_lanes, BallCuller, TriangleLanes, TriangleList, WorldChild, FILTER_LANES};
@@ -168,18 +168,21 @@ impl SphereIntersector {
             }
             return;
         }
-        let mut keyed = std::mem::take(&mut self.sorter.keyed);
-        keyed_by_distance(raw, &mut keyed);
-        sort_keyed(&mut keyed, |a, b| {
-            let key = |k: u32| {
-                let instance = instance_of(k).map(|i| context.instance(i));
-                let (drawable, path) = instance.map(|i| (i.drawable, &i.path[..])).unzip();
-                (drawable, raw[k as usize].primitive_index, path)
-            };
-            key(a).cmp(&key(b))
-        });
+        let mut keyed = std::mem::take(&mut self.sorter.sorted);
+        keyed.sort(
+            raw.len(),
+            |k| raw[k as usize].distance,
+            |a, b| {
+                let key = |k: u32| {
+                    let instance = instance_of(k).map(|i| context.instance(i));
+                    let (drawable, path) = instance.map(|i| (i.drawable, &i.path[..])).unzip();
+                    (drawable, raw[k as usize].primitive_index, path)
+                };
+                key(a).cmp(&key(b))
+            },
+        );
         reserve_room(&mut self.hits, keyed.len());
-        for &(_, k) in &keyed {
+        for k in keyed.positions() {
             if let Some(instance) = instance_of(k) {
                 let hit = sphere_hit(
                     raw[k as usize],
@@ -189,7 +192,7 @@ impl SphereIntersector {
                 self.hits.push(hit);
             }
         }
-        self.sorter.keyed = keyed;
+        self.sorter.sorted = keyed;
     }
 
     /// Tests the world tree's triangles `ids` exactly, adding a raw hit (and its

@@ -14,7 +14,8 @@ use std::ops::Range;
 
 use glam::DVec3;
 
-use super::hit_order::{compare_keys, sort_keyed, total_order_key, HitKey};
+use super::hit_order::{compare_keys, HitKey};
+use super::sorted_positions::SortedPositions;
 use super::{PrimitiveKind, VolumeHitSummary};
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::{DrawableContext, IntersectionLimit};
@@ -67,7 +68,7 @@ pub(crate) struct VolumeHitStore {
     /// positions in `hits` in the final order.
     sorted: Vec<u32>,
     /// The sort's room, kept from query to query.
-    keyed: Vec<(i64, u32)>,
+    keyed: SortedPositions,
 }
 
 impl VolumeHitStore {
@@ -198,15 +199,12 @@ impl VolumeHitStore {
             return;
         }
         let mut keyed = std::mem::take(&mut self.keyed);
-        keyed.clear();
-        keyed.extend(
-            (self.hits.iter().enumerate())
-                .map(|(k, h)| (total_order_key(h.parts.distance), k as u32)),
+        keyed.sort(
+            self.hits.len(),
+            |k| self.hits[k as usize].parts.distance,
+            |a, b| compare_keys(self.key(a), self.key(b)).then(a.cmp(&b)),
         );
-        sort_keyed(&mut keyed, |a, b| {
-            compare_keys(self.key(a), self.key(b)).then(a.cmp(&b))
-        });
-        self.sorted.extend(keyed.iter().map(|&(_, k)| k));
+        self.sorted.extend(keyed.positions());
         self.keyed = keyed;
     }
 
