@@ -173,10 +173,16 @@ impl SphereIntersector {
             raw.len(),
             |k| raw[k as usize].distance,
             |a, b| {
+                let primitive = |k: u32| raw[k as usize].primitive_index;
+                // One instance's hits (most equal distances: a corner its triangles
+                // share) differ in their primitives alone.
+                if raw_slots[a as usize] == raw_slots[b as usize] {
+                    return primitive(a).cmp(&primitive(b));
+                }
                 let key = |k: u32| {
                     let instance = instance_of(k).map(|i| context.instance(i));
                     let (drawable, path) = instance.map(|i| (i.drawable, &i.path[..])).unzip();
-                    (drawable, raw[k as usize].primitive_index, path)
+                    (drawable, primitive(k), path)
                 };
                 key(a).cmp(&key(b))
             },
