@@ -79,6 +79,10 @@ impl SortedPositions {
 
     /// Replaces the contents by the positions `0..n` in their own order (the order the
     /// items were found in, for callers that want it kept).
+    ///
+    /// # Panics
+    ///
+    /// When `n` does not fit a `u32`, as [`sort`](Self::sort).
     pub fn in_found_order(&mut self, n: usize) {
         let n = u32::try_from(n).expect("fewer than 2^32 items to sort");
         self.packed.clear();
