@@ -159,6 +159,28 @@ mod tests {
     }
 
     #[test]
+    fn long_lists_sort_by_their_leading_bits_and_then_in_full() {
+        // Every number equal (the tie-break decides all); then, listed against their
+        // order, numbers apart in the last of the leading bits (steps of 2^-20 from 1),
+        // numbers of many magnitudes, and numbers equal in all the leading bits (steps
+        // of 2^-40 from 1).
+        let equal = vec![3.5; 200];
+        let later_first: Vec<u32> = (0..200).rev().collect();
+        assert_eq!(sorted(&equal, |a, b| b.cmp(&a)), later_first);
+        let spread: Vec<f64> = (0..300)
+            .map(|k| match k % 3 {
+                0 => 1.0 + f64::from(300 - k) * 2f64.powi(-20),
+                1 => f64::from(300 - k) * 1024.0,
+                _ => 1.0 + f64::from(300 - k) * 2f64.powi(-40),
+            })
+            .collect();
+        assert_eq!(
+            sorted(&spread, |a, b| a.cmp(&b)),
+            reference(&spread, |a, b| a.cmp(&b))
+        );
+    }
+
+    #[test]
     fn random_lists_sort_as_the_reference() {
         let mut seed = 11u64;
         let mut next = || {
