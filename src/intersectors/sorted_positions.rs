@@ -94,6 +94,15 @@ impl SortedPositions {
         self.packed.len()
     }
 
+    /// The `k`-th position in order.
+    ///
+    /// # Panics
+    ///
+    /// When `k` is not below [`len`](Self::len).
+    pub fn position(&self, k: usize) -> u32 {
+        self.packed[k] as u32
+    }
+
     /// The positions, in order.
     pub fn positions(&self) -> Positions<'_> {
         self.packed.iter().map(|&p| p as u32)
@@ -215,6 +224,7 @@ mod tests {
     fn the_room_is_reused() {
         let mut sorter = SortedPositions::default();
         sorter.sort(100, |k| f64::from(100 - k), |a, b| a.cmp(&b));
+        assert_eq!((sorter.position(0), sorter.position(99)), (99, 0));
         let room = sorter.as_ptr();
         sorter.clear();
         assert_eq!(sorter.len(), 0);

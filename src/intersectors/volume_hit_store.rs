@@ -65,10 +65,8 @@ pub(crate) struct VolumeHitStore {
     /// [`begin_visit`](Self::begin_visit)).
     visit_start: usize,
     /// After [`sort`](Self::sort) or [`keep_found_order`](Self::keep_found_order): the
-    /// positions in `hits` in the final order.
-    sorted: Vec<u32>,
-    /// The sort's room, kept from query to query.
-    keyed: SortedPositions,
+    /// positions in `hits` in the final order (its room kept from query to query).
+    sorted: SortedPositions,
 }
 
 impl VolumeHitStore {
@@ -193,26 +191,23 @@ impl VolumeHitStore {
     /// gives full records). They stay, for [`summary`](Self::summary), until the store
     /// is cleared.
     pub fn sort(&mut self) {
-        self.sorted.clear();
         if self.hits.len() <= 1 {
-            self.sorted.extend((0..self.hits.len()).map(|k| k as u32));
+            self.sorted.in_found_order(self.hits.len());
             return;
         }
-        let mut keyed = std::mem::take(&mut self.keyed);
-        keyed.sort(
+        let mut sorted = std::mem::take(&mut self.sorted);
+        sorted.sort(
             self.hits.len(),
             |k| self.hits[k as usize].parts.distance,
             |a, b| compare_keys(self.key(a), self.key(b)).then(a.cmp(&b)),
         );
-        self.sorted.extend(keyed.positions());
-        self.keyed = keyed;
+        self.sorted = sorted;
     }
 
     /// Leaves the kept hits in the order they were kept (instead of [`sort`](Self::sort)):
     /// they stay, for [`summary`](Self::summary), until the store is cleared.
     pub fn keep_found_order(&mut self) {
-        self.sorted.clear();
-        self.sorted.extend(0..self.hits.len() as u32);
+        self.sorted.in_found_order(self.hits.len());
     }
 
     /// How many hits [`sort`](Self::sort) put in order.
@@ -226,7 +221,7 @@ impl VolumeHitStore {
     ///
     /// When `k` is not below [`sorted_len`](Self::sorted_len).
     pub fn summary(&self, k: usize) -> VolumeHitSummary<'_> {
-        let hit = &self.hits[self.sorted[k] as usize];
+        let hit = &self.hits[self.sorted.position(k) as usize];
         let visit = &self.visits[hit.visit as usize];
         VolumeHitSummary {
             distance: hit.parts.distance,
