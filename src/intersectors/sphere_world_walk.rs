@@ -168,8 +168,8 @@ impl SphereIntersector {
             }
             return;
         }
-        let mut keyed = std::mem::take(&mut self.sorter.sorted);
-        keyed.sort(
+        let sorted = &mut self.sorter.sorted;
+        sorted.sort(
             raw.len(),
             |k| raw[k as usize].distance,
             |a, b| {
@@ -187,8 +187,8 @@ impl SphereIntersector {
                 key(a).cmp(&key(b))
             },
         );
-        reserve_room(&mut self.hits, keyed.len());
-        for k in keyed.positions() {
+        reserve_room(&mut self.hits, sorted.len());
+        for k in sorted.positions() {
             if let Some(instance) = instance_of(k) {
                 let hit = sphere_hit(
                     raw[k as usize],
@@ -198,7 +198,6 @@ impl SphereIntersector {
                 self.hits.push(hit);
             }
         }
-        self.sorter.sorted = keyed;
     }
 
     /// Tests the world tree's triangles `ids` exactly, adding a raw hit (and its
