@@ -349,7 +349,11 @@ impl LineSegmentIntersector {
         if bound.is_empty() {
             return false;
         }
-        let pad = box_cull_padding(bound);
+        // The box test's pad with half the box's longest side for its radius (half its
+        // diagonal): a smaller pad, so a `true` here holds for the real one too, with no
+        // square root on the way.
+        let half_longest_side = (bound.max - bound.min).max_element() * 0.5;
+        let pad = cull_padding(half_longest_side, bound.center().abs().max_element());
         let box_magnitude = bound.min.abs().max(bound.max.abs()).max_element();
         crossing_deviation(local.start, box_magnitude) <= pad
     }
