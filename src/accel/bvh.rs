@@ -94,6 +94,23 @@ impl Aabb {
     pub fn as_dvec3(&self) -> (DVec3, DVec3) {
         (self.min.as_dvec3(), self.max.as_dvec3())
     }
+
+    /// The length of the diagonal, in `f64` (infinite for an empty box, NaN for a NaN
+    /// corner).
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use scene_intersect::accel::Aabb;
+    ///
+    /// let b = Aabb { min: Vec3::ZERO, max: Vec3::new(2.0, 3.0, 6.0) };
+    /// assert_eq!(b.diagonal(), 7.0);
+    /// assert_eq!(Aabb::EMPTY.diagonal(), f64::INFINITY);
+    /// ```
+    #[inline]
+    pub fn diagonal(&self) -> f64 {
+        let (min, max) = self.as_dvec3();
+        (max - min).length()
+    }
 }
 
 /// The largest `f32` at most `v`; `-∞` for NaN (nothing known: below everything).

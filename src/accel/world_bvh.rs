@@ -187,6 +187,9 @@ pub struct WorldBvh {
     /// What the boxes and corners are measured from.
     frame: WorldFrame,
     bounds: Aabb,
+    /// The length of the diagonal of `bounds` ([`Aabb::diagonal`]), which every query's
+    /// padding needs.
+    diagonal: f64,
     /// The root is `nodes[0]` (absent for an empty tree).
     nodes: Vec<WorldNode>,
     /// Leaf records, in leaf order, followed by `FILTER_LANES - 1` padding records so
@@ -202,6 +205,7 @@ impl Default for WorldBvh {
         WorldBvh {
             frame: WorldFrame::default(),
             bounds: Aabb::EMPTY,
+            diagonal: Aabb::EMPTY.diagonal(),
             nodes: Vec::new(),
             triangles: vec![LeafTriangle::default(); FILTER_LANES - 1],
             whole_items: 0,
@@ -294,6 +298,11 @@ impl WorldBvh {
     /// tree).
     pub fn bounds(&self) -> Aabb {
         self.bounds
+    }
+
+    /// The length of the diagonal of [`bounds`](Self::bounds), kept with the tree.
+    pub fn diagonal(&self) -> f64 {
+        self.diagonal
     }
 
     /// The nodes; the root is the first.
@@ -640,6 +649,7 @@ fn collapse(
     WorldBvh {
         frame: WorldFrame::default(),
         bounds: root.bounds,
+        diagonal: root.bounds.diagonal(),
         nodes,
         triangles,
         whole_items,
