@@ -376,6 +376,11 @@ impl PrimitiveBvh {
         self.tree.bounds()
     }
 
+    /// The length of the diagonal of [`bounds`](Self::bounds), kept with the tree.
+    pub fn diagonal(&self) -> f64 {
+        self.tree.diagonal()
+    }
+
     /// Feeds `functor` every primitive in a leaf whose path `enter` accepts; `geometry`
     /// is the one the BVH was built from.
     pub fn for_each_candidate<F: PrimitiveFunctor + ?Sized>(

@@ -119,6 +119,9 @@ fn child_of(reference: u32) -> Result<u32, Range<usize>> {
 pub struct WideBvh {
     /// The box of everything (the root's box).
     bounds: Aabb,
+    /// The length of the diagonal of `bounds` ([`Aabb::diagonal`]), which queries pad
+    /// their tests of the tree with: kept, not a square root per visit.
+    diagonal: f64,
     /// Nodes, the root's children first (`nodes[0]`); a node's children come after it.
     nodes: Vec<WideNode>,
 }
@@ -128,6 +131,7 @@ impl Default for WideBvh {
     fn default() -> Self {
         WideBvh {
             bounds: Aabb::EMPTY,
+            diagonal: Aabb::EMPTY.diagonal(),
             nodes: Vec::new(),
         }
     }
@@ -189,6 +193,7 @@ impl WideBvh {
         }
         WideBvh {
             bounds: root.bounds,
+            diagonal: root.bounds.diagonal(),
             nodes,
         }
     }
@@ -196,6 +201,11 @@ impl WideBvh {
     /// The box of everything (empty for an empty tree).
     pub fn bounds(&self) -> Aabb {
         self.bounds
+    }
+
+    /// The length of the diagonal of [`bounds`](Self::bounds), kept with it.
+    pub fn diagonal(&self) -> f64 {
+        self.diagonal
     }
 
     /// The nodes, the root's children in `nodes()[0]`.
@@ -232,7 +242,7 @@ impl WideBvh {
             }
         }
         if let Some(root) = self.nodes.first() {
-            self.bounds = root.boxes.union(root.lanes());
+            self.set_bounds(root.boxes.union(root.lanes()));
         }
     }
 
@@ -254,6 +264,7 @@ impl WideBvh {
     /// Sets the box of everything (the union of the root's lanes, kept by the caller).
     pub(super) fn set_bounds(&mut self, b: Aabb) {
         self.bounds = b;
+        self.diagonal = b.diagonal();
     }
 
     /// [`refit_leaves`](Self::refit_leaves) recomputing every leaf.

@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use crate::accel::{Aabb, WorldBvh};
+use crate::accel::{Aabb, PrimitiveBvh, WorldBvh};
 use crate::bounding::BoundingBox;
 use crate::graph::{DrawableId, NodeId};
 use crate::visitor::IntersectionLimit;
@@ -207,6 +207,12 @@ fn padding_with_diagonal(bounds: &Aabb, diagonal: f64, offset: f64) -> (f64, f64
     let scale = min.abs().max(max.abs()).max_element();
     let pad = cull_padding(diagonal.min(f64::MAX), scale + offset);
     (pad, scale)
+}
+
+/// [`box_padding`] for a walk of a drawable's `bvh` (with the diagonal the tree keeps).
+#[inline]
+pub(crate) fn bvh_padding(bvh: &PrimitiveBvh) -> (f64, f64) {
+    padding_with_diagonal(&bvh.bounds(), bvh.diagonal(), 0.0)
 }
 
 /// [`box_padding`] for a walk of `world`, whose boxes are measured in its frame (with

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use glam::{DMat4, DVec3, Vec3};
 use smallvec::SmallVec;
 
-use super::hit_order::{box_cull_padding, box_padding, cull_padding, padded_box};
+use super::hit_order::{box_cull_padding, box_padding, bvh_padding, cull_padding, padded_box};
 use super::local_reach::FrameReach;
 use super::node_path_pool::NodePathPool;
 use super::segment_hit_store::{
@@ -796,7 +796,7 @@ impl Intersector for LineSegmentIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let (pad, scale) = box_padding(&bvh.bounds(), 0.0);
+                let (pad, scale) = bvh_padding(bvh);
                 let pad = local.tolerance + pad;
                 let slab = SegmentSlab::new(local.start, local.direction, pad, scale).wide();
                 if self.limit == IntersectionLimit::None {

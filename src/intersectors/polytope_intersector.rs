@@ -7,8 +7,8 @@ use super::clipping::{
     clip_segment, contains_point, plane_in_clipping_range, plane_value, TriangleClipper,
 };
 use super::hit_order::{
-    box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits, HitKey,
-    HitSorter, OrderedHit,
+    box_cull_padding, box_padding, bvh_padding, cull_padding, padded_box, record_hits, sort_hits,
+    HitKey, HitSorter, OrderedHit,
 };
 use super::node_path_pool::NodePathPool;
 use super::volume_hit_store::{VolumeHitParts, VolumeHitStore};
@@ -1008,7 +1008,7 @@ impl Intersector for PolytopeIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let (pad, scale) = box_padding(&bvh.bounds(), 0.0);
+                let (pad, scale) = bvh_padding(bvh);
                 let culler = local
                     .culler
                     .as_ref()

@@ -5,8 +5,8 @@ use std::cmp::Ordering;
 use glam::{DMat4, DVec3, Vec3};
 
 use super::hit_order::{
-    box_cull_padding, box_padding, cull_padding, padded_box, record_hits, sort_hits, HitKey,
-    HitSorter, OrderedHit,
+    box_cull_padding, box_padding, bvh_padding, cull_padding, padded_box, record_hits, sort_hits,
+    HitKey, HitSorter, OrderedHit,
 };
 use super::local_reach::FrameReach;
 use super::node_path_pool::NodePathPool;
@@ -693,7 +693,7 @@ impl Intersector for SphereIntersector {
         };
         match context.accelerated(drawable) {
             Some((bvh, geometry)) => {
-                let (pad, scale) = box_padding(&bvh.bounds(), 0.0);
+                let (pad, scale) = bvh_padding(bvh);
                 let reach = local.extents + DVec3::splat(pad);
                 let ball = LocalBallCuller::new(local.center, local.radius + pad, reach, scale);
                 functor.local_ball = Some(ball);
