@@ -60,6 +60,9 @@ pub struct WorldFrame {
     origin: DVec3,
     /// When the tree turned or scaled with the scene: its axes and unit in the world.
     similarity: Option<Similarity>,
+    /// [`offset`](Self::offset), kept: every query's padding reads it, and a division
+    /// there sat at the head of the walks' set-up.
+    offset: f64,
 }
 
 /// How a turned or scaled [`WorldFrame`] lies in the world.
@@ -133,6 +136,7 @@ impl WorldFrame {
         WorldFrame {
             origin,
             similarity: None,
+            offset: origin.abs().max_element(),
         }
     }
 
@@ -191,6 +195,7 @@ impl WorldFrame {
                 to_world,
                 scale,
             }),
+            offset: origin.abs().max_element() / scale,
         })
     }
 
@@ -265,11 +270,7 @@ impl WorldFrame {
 
     /// The largest magnitude of the origin's coordinates, in the tree's units.
     pub fn offset(&self) -> f64 {
-        let offset = self.origin.abs().max_element();
-        match &self.similarity {
-            Some(s) => offset / s.scale,
-            None => offset,
-        }
+        self.offset
     }
 
     /// A world point in the tree's coordinates.
