@@ -97,13 +97,6 @@ pub(crate) fn sort_hits<H: OrderedHit>(hits: &mut Vec<H>, sorter: &mut HitSorter
 /// slots kept for the purpose, or allocated a new list per sort.)
 const GATHERED: usize = 256;
 
-/// An integer ordered as [`f64::total_cmp`] orders the floats.
-pub(crate) fn total_order_key(x: f64) -> i64 {
-    let bits = x.to_bits() as i64;
-    // Negative floats order backwards as integers: flip all but the sign bit.
-    bits ^ (((bits >> 63) as u64) >> 1) as i64
-}
-
 /// Swaps the distinct items at `i` and `j`. (`slice::swap` allows the two places to be
 /// one, so a hit of a few hundred bytes goes through a temporary by three `memcpy`
 /// calls; two places known apart swap chunk by chunk in registers.)
@@ -325,33 +318,5 @@ mod tests {
         reserve_room(&mut items, 100);
         assert!(items.capacity() >= 103);
         assert_eq!(items, [1, 2, 3]);
-    }
-
-    #[test]
-    fn total_order_key_orders_like_total_cmp() {
-        let values = [
-            f64::NEG_INFINITY,
-            -1e300,
-            -2.5,
-            -1.0,
-            -f64::MIN_POSITIVE,
-            -0.0,
-            0.0,
-            f64::MIN_POSITIVE,
-            0.25,
-            0.5,
-            1.0,
-            3.0e10,
-            f64::INFINITY,
-        ];
-        for a in values {
-            for b in values {
-                assert_eq!(
-                    total_order_key(a).cmp(&total_order_key(b)),
-                    a.total_cmp(&b),
-                    "{a} vs {b}"
-                );
-            }
-        }
     }
 }

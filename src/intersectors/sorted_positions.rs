@@ -12,7 +12,12 @@
 
 use std::cmp::Ordering;
 
-use super::hit_order::total_order_key;
+/// An integer ordered as [`f64::total_cmp`] orders the floats.
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    // Negative floats order backwards as integers: flip all but the sign bit.
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
 
 /// Positions `0..n` of a list sorted by each item's leading number (see the module
 /// docs); kept by an intersector from query to query, so that sorting stops allocating
@@ -126,6 +131,34 @@ pub(crate) type Positions<'a> = std::iter::Map<std::slice::Iter<'a, u64>, fn(&u6
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn total_order_key_orders_like_total_cmp() {
+        let values = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -1.0,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            0.25,
+            0.5,
+            1.0,
+            3.0e10,
+            f64::INFINITY,
+        ];
+        for a in values {
+            for b in values {
+                assert_eq!(
+                    total_order_key(a).cmp(&total_order_key(b)),
+                    a.total_cmp(&b),
+                    "{a} vs {b}"
+                );
+            }
+        }
+    }
 
     /// The reference: positions sorted by `total_cmp` of their numbers, then `tie`.
     fn reference(numbers: &[f64], tie: impl Fn(u32, u32) -> Ordering) -> Vec<u32> {
