@@ -96,6 +96,12 @@ pub(crate) struct ItemBox {
 }
 
 impl ItemBox {
+    /// A box at the origin, to fill room with.
+    const ZERO: ItemBox = ItemBox {
+        min: Vec3A::ZERO,
+        max: Vec3A::ZERO,
+    };
+
     /// The build's form of the box `b`.
     #[inline]
     pub fn new(b: &Aabb) -> ItemBox {
@@ -331,21 +337,31 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
         let block = rule.block.max(1);
         let max_leaf = rule.max.max(block);
         let mut bins = Box::new([[Bin::EMPTY; BINS]; 3]);
-        let mut scratch = Scratch {
-            items: vec![0; order.len()],
-            records: records.to_vec(),
-        };
+        // The room partitions write into, as large as this run's order and records.
+        let mut spare_items = vec![0; order.len()];
+        let mut spare_records = vec![ItemBox::ZERO; records.len()];
         // Each range with its own part of the order and records.
-        let mut work = vec![(root, order, records)];
-        while let Some((range, items, records)) = work.pop() {
+        let mut work = vec![(
+            root,
+            Part {
+                items: order,
+                records,
+                spare_items: &mut spare_items,
+                spare_records: &mut spare_records,
+                in_spare: false,
+            },
+        )];
+        while let Some((range, mut part)) = work.pop() {
             let Range {
                 node, start, end, ..
             } = range;
             let count = end - start;
             if count <= self.defer_at_most {
-                defer((range, items, records));
+                part.settle(true);
+                defer((range, part.items, part.records));
                 continue;
             }
+            let (items, records) = part.current();
             let bounds = Aabb {
                 min: range.bounds.min.into(),
                 max: range.bounds.max.into(),
@@ -359,6 +375,7 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
             };
             if count <= block && !has_alone {
                 nodes[node] = leaf;
+                part.settle(false);
                 continue;
             }
             let choice = if has_alone {
@@ -374,23 +391,25 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
                 });
                 if count.div_ceil(block) as f32 <= split {
                     nodes[node] = leaf;
+                    part.settle(false);
                     continue;
                 }
             }
             let (mid, left, right) = if has_alone {
                 // A small range holding an item that must be alone: that item goes left.
                 let k = items.iter().position(|&i| (self.alone)(i)).unwrap_or(0);
+                let (items, records) = part.current_mut();
                 items.swap(0, k);
                 records.swap(0, k);
                 let (l, r) = records.split_at(1);
                 (1, bounds_of(l), bounds_of(r))
             } else {
-                match choice.and_then(|c| partition(items, records, c, &mut scratch)) {
+                match choice.and_then(|c| partition(&mut part, c)) {
                     Some(split) => split,
                     None => {
                         // Every centre is one point: halve.
                         let mid = count / 2;
-                        let (l, r) = records.split_at(mid);
+                        let (l, r) = part.current().1.split_at(mid);
                         (mid, bounds_of(l), bounds_of(r))
                     }
                 }
@@ -403,22 +422,21 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
                 first: child as u32,
                 count: 0,
             };
-            let (left_items, right_items) = items.split_at_mut(mid);
-            let (left_records, right_records) = records.split_at_mut(mid);
+            let (left_part, right_part) = part.split_at(mid);
             let right = Range {
                 node: child + 1,
                 start: start + mid,
                 end,
                 bounds: right,
             };
-            work.push((right, right_items, right_records));
+            work.push((right, right_part));
             let left = Range {
                 node: child,
                 start,
                 end: start + mid,
                 bounds: left,
             };
-            work.push((left, left_items, left_records));
+            work.push((left, left_part));
         }
     }
 }
@@ -518,13 +536,6 @@ impl Binning {
         bins[1][y].add(r.min, r.max);
         bins[2][z].add(r.min, r.max);
     }
-
-    /// [`slots`](Self::slots) along one axis.
-    #[inline(always)]
-    fn slot(&self, c: f32, axis: usize) -> usize {
-        let f = (c - self.low[axis]) * self.scale[axis] + TO_INTEGER;
-        (f.to_bits() as usize) & (self.bins_used - 1)
-    }
 }
 
 /// Finds the cheapest binned SAH split of a range's records over the three axes; `None`
@@ -615,37 +626,123 @@ fn choose_split(records: &[ItemBox], block: usize, bins: &mut [[Bin; BINS]; 3]) 
 /// both sides; `None` when a side would be empty.
 ///
 /// Out of place and without branches on the side: each item is written to the next
-/// free slot of its side in `scratch` (left from the front, right from the back), then
-/// copied back. An in-place partition's branch mispredicts on about every other item
-/// at the top of the tree, where the sides are shuffled.
-fn partition(
-    items: &mut [u32],
-    records: &mut [ItemBox],
-    choice: Choice,
-    scratch: &mut Scratch,
-) -> Option<(usize, Bin, Bin)> {
-    let n = items.len();
-    // The scratch is sized for the whole run once (see `Split::run`).
-    let (scratch_items, scratch_records) = (&mut scratch.items[..n], &mut scratch.records[..n]);
-    let (mut l, mut r) = (0usize, n);
-    for (item, record) in items.iter().zip(records.iter()) {
-        let c = record.min + record.max;
-        let left = choice.binning.slot(c[choice.axis], choice.axis) < choice.slot;
-        let at = if left { l } else { r - 1 };
-        scratch_items[at] = *item;
-        scratch_records[at] = *record;
-        l += usize::from(left);
-        r -= usize::from(!left);
-    }
-    items.copy_from_slice(scratch_items);
-    records.copy_from_slice(scratch_records);
+/// free slot of its side in the part's other room (left from the front, right from the
+/// back), which then holds the range. An in-place partition's branch mispredicts on
+/// about every other item at the top of the tree, where the sides are shuffled; and
+/// copying the items back after each partition took an eighth of a build's
+/// instructions (callgrind, littlest_tokyo).
+fn partition(part: &mut Part<'_, '_>, choice: Choice) -> Option<(usize, Bin, Bin)> {
+    let n = part.items.len();
+    let axis = choice.axis;
+    let (low, scale) = (choice.binning.low[axis], choice.binning.scale[axis]);
+    let (mask, first_right) = (choice.binning.bins_used - 1, choice.slot);
+    // The bin `Binning::slots` gives along `axis`, with the axis chosen once: indexing
+    // the centre by a variable axis put it on the stack and back for every item.
+    let left =
+        |c: f32| ((((c - low) * scale + TO_INTEGER).to_bits() as usize) & mask) < first_right;
+    let l = match axis {
+        0 => part.scatter(|r| left(r.min.x + r.max.x)),
+        1 => part.scatter(|r| left(r.min.y + r.max.y)),
+        _ => part.scatter(|r| left(r.min.z + r.max.z)),
+    };
     (l > 0 && l < n).then_some((l, choice.left_bounds, choice.right_bounds))
 }
 
-/// Room a build reuses from split to split, as large as the whole build.
-struct Scratch {
-    items: Vec<u32>,
-    records: Vec<ItemBox>,
+/// A range's part of the build's order and records (`items`, `records`), and the same
+/// part of the room partitions write into (`spare_items`, `spare_records`): the range
+/// is in one or the other, by turns (`in_spare`), so that no partition copies it back.
+struct Part<'s, 't> {
+    items: &'s mut [u32],
+    records: &'s mut [ItemBox],
+    spare_items: &'t mut [u32],
+    spare_records: &'t mut [ItemBox],
+    in_spare: bool,
+}
+
+impl<'s, 't> Part<'s, 't> {
+    /// The range's items and records, where they are now.
+    fn current(&self) -> (&[u32], &[ItemBox]) {
+        if self.in_spare {
+            (self.spare_items, self.spare_records)
+        } else {
+            (self.items, self.records)
+        }
+    }
+
+    /// [`current`](Self::current), to change.
+    fn current_mut(&mut self) -> (&mut [u32], &mut [ItemBox]) {
+        if self.in_spare {
+            (self.spare_items, self.spare_records)
+        } else {
+            (self.items, self.records)
+        }
+    }
+
+    /// Puts the range's items (and, when `records`, its records) in the build's order
+    /// and records, where a leaf's items are read and a deferred range is built.
+    fn settle(&mut self, records: bool) {
+        if self.in_spare {
+            self.items.copy_from_slice(self.spare_items);
+            if records {
+                self.records.copy_from_slice(self.spare_records);
+            }
+            self.in_spare = false;
+        }
+    }
+
+    /// Writes the range to its other room, the items `left` is true of first (in their
+    /// order), the others after them (in the reverse of theirs), and returns how many
+    /// are left.
+    #[inline(always)]
+    fn scatter(&mut self, left: impl Fn(&ItemBox) -> bool) -> usize {
+        let ((items, records), (to_items, to_records)) = if self.in_spare {
+            (
+                (&*self.spare_items, &*self.spare_records),
+                (&mut *self.items, &mut *self.records),
+            )
+        } else {
+            (
+                (&*self.items, &*self.records),
+                (&mut *self.spare_items, &mut *self.spare_records),
+            )
+        };
+        let (mut l, mut r) = (0usize, items.len());
+        for (item, record) in items.iter().zip(records) {
+            let left = left(record);
+            let at = if left { l } else { r - 1 };
+            to_items[at] = *item;
+            to_records[at] = *record;
+            l += usize::from(left);
+            r -= usize::from(!left);
+        }
+        self.in_spare = !self.in_spare;
+        l
+    }
+
+    /// The first `mid` items and the rest, each a part of its own.
+    fn split_at(self, mid: usize) -> (Part<'s, 't>, Part<'s, 't>) {
+        let (items, right_items) = self.items.split_at_mut(mid);
+        let (records, right_records) = self.records.split_at_mut(mid);
+        let (spare_items, right_spare_items) = self.spare_items.split_at_mut(mid);
+        let (spare_records, right_spare_records) = self.spare_records.split_at_mut(mid);
+        let in_spare = self.in_spare;
+        (
+            Part {
+                items,
+                records,
+                spare_items,
+                spare_records,
+                in_spare,
+            },
+            Part {
+                items: right_items,
+                records: right_records,
+                spare_items: right_spare_items,
+                spare_records: right_spare_records,
+                in_spare,
+            },
+        )
+    }
 }
 
 #[cfg(test)]
@@ -760,6 +857,65 @@ mod tests {
                 for (a, b) in bins[axis][..used].iter().zip(&one_by_one[axis][..used]) {
                     assert_eq!((a.min, a.max, a.count), (b.min, b.max, b.count), "{n}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_partition_puts_each_item_on_the_side_of_its_bin() {
+        // Along each axis in turn (the boxes squeezed along the other two, so that the
+        // SAH picks that one), whichever room the range is in: the left side is the
+        // items binned below the chosen slot, in their order, and both rooms end up
+        // holding the range.
+        for axis in 0..3 {
+            let squeeze = Vec3::select(
+                glam::BVec3::new(axis == 0, axis == 1, axis == 2),
+                Vec3::ONE,
+                Vec3::splat(0.01),
+            );
+            let boxes: Vec<Aabb> = (scattered(500).iter())
+                .map(|b| Aabb {
+                    min: b.min * squeeze,
+                    max: b.max * squeeze,
+                })
+                .collect();
+            let records = item_boxes(&boxes);
+            let mut bins = [[Bin::EMPTY; BINS]; 3];
+            let choice = choose_split(&records, 4, &mut bins).unwrap();
+            assert_eq!(choice.axis, axis);
+            let slot_of = |r: &ItemBox| choice.binning.slots(r.min + r.max)[axis];
+            let left_items: Vec<u32> = (0..500u32)
+                .filter(|&k| slot_of(&records[k as usize]) < choice.slot)
+                .collect();
+            for in_spare in [false, true] {
+                let (mut items, mut spare_items): (Vec<u32>, Vec<u32>) =
+                    ((0..500).collect(), (0..500).collect());
+                let (mut main, mut spare) = (records.clone(), records.clone());
+                let mut part = Part {
+                    items: &mut items,
+                    records: &mut main,
+                    spare_items: &mut spare_items,
+                    spare_records: &mut spare,
+                    in_spare,
+                };
+                let (l, left, right) = partition(&mut part, choice).unwrap();
+                assert_eq!(part.in_spare, !in_spare);
+                assert_eq!(l, left_items.len());
+                assert_eq!((left.count, right.count), (l as u32, 500 - l as u32));
+                let (moved, moved_records) = part.current();
+                assert_eq!(moved[..l], left_items[..]);
+                assert!(moved[l..]
+                    .iter()
+                    .all(|&k| slot_of(&records[k as usize]) >= choice.slot));
+                for (&k, r) in moved.iter().zip(moved_records) {
+                    assert_eq!(
+                        (r.min, r.max),
+                        (records[k as usize].min, records[k as usize].max)
+                    );
+                }
+                part.settle(true);
+                assert!(!part.in_spare);
+                assert_eq!(part.items[..l], left_items[..]);
             }
         }
     }
