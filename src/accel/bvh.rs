@@ -278,9 +278,10 @@ impl Bvh {
         }
         // Each box in SIMD lanes. Its centre and the boxes of ranges are the values
         // `Aabb::center` and `Aabb::grow` give: lane by lane, sums and products round as
-        // the scalar ones do, and `_mm_min_ps(a, b)` is `if a < b { a } else { b }`, as
-        // `Vec3::min` is, NaN and signed zeros included. So the tree is the one the
-        // scalar build made, for fewer instructions (callgrind, city_s10's building
+        // the scalar ones do, and on x86-64 `Vec3A::min` is `_mm_min_ps(a, b)`, which is
+        // `if a < b { a } else { b }` as `Vec3::min` is, NaN and signed zeros included.
+        // So the tree is the one the scalar build made (elsewhere it may differ only
+        // for NaN corners), for fewer instructions (callgrind, city_s10's building
         // meshes: 39 % fewer, with the bins kept and the axis chosen once below).
         let wide: Vec<WideBox> = boxes.iter().map(WideBox::new).collect();
         // The bin of each item of the range being split, by its position there.
