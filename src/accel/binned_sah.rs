@@ -49,30 +49,31 @@ pub(crate) struct BinaryBuild {
     pub order: Vec<u32>,
 }
 
-/// One bin: the box of its items and their number.
+/// One bin: the box of its items and their number. (Also the bins and ranges of the
+/// drawables' own build, [`Bvh`](super::Bvh).)
 #[derive(Clone, Copy)]
-struct Bin {
-    min: Vec3A,
-    max: Vec3A,
-    count: u32,
+pub(super) struct Bin {
+    pub min: Vec3A,
+    pub max: Vec3A,
+    pub count: u32,
 }
 
 impl Bin {
-    const EMPTY: Bin = Bin {
+    pub const EMPTY: Bin = Bin {
         min: Vec3A::INFINITY,
         max: Vec3A::NEG_INFINITY,
         count: 0,
     };
 
     #[inline(always)]
-    fn add(&mut self, min: Vec3A, max: Vec3A) {
+    pub fn add(&mut self, min: Vec3A, max: Vec3A) {
         self.min = self.min.min(min);
         self.max = self.max.max(max);
         self.count += 1;
     }
 
     #[inline(always)]
-    fn merge(&mut self, other: &Bin) {
+    pub fn merge(&mut self, other: &Bin) {
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
         self.count += other.count;
@@ -80,9 +81,17 @@ impl Bin {
 
     /// Half the surface area (the SAH only compares areas).
     #[inline(always)]
-    fn half_area(&self) -> f32 {
+    pub fn half_area(&self) -> f32 {
         let d = (self.max - self.min).max(Vec3A::ZERO);
         d.x * d.y + d.y * d.z + d.z * d.x
+    }
+
+    /// The box as an [`Aabb`].
+    pub fn aabb(&self) -> Aabb {
+        Aabb {
+            min: self.min.into(),
+            max: self.max.into(),
+        }
     }
 }
 
@@ -91,8 +100,8 @@ impl Bin {
 /// after the other instead of gathering them).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ItemBox {
-    min: Vec3A,
-    max: Vec3A,
+    pub(super) min: Vec3A,
+    pub(super) max: Vec3A,
 }
 
 impl ItemBox {
@@ -362,10 +371,7 @@ impl<F: Fn(u32) -> bool> Split<'_, F> {
                 continue;
             }
             let (items, records) = part.current();
-            let bounds = Aabb {
-                min: range.bounds.min.into(),
-                max: range.bounds.max.into(),
-            };
+            let bounds = range.bounds.aabb();
             let has_alone =
                 count > 1 && count <= max_leaf && items.iter().any(|&i| (self.alone)(i));
             let leaf = BinaryNode {

@@ -8,6 +8,8 @@
 
 use glam::{DVec3, Vec3, Vec3A};
 
+use super::binned_sah::{Bin, ItemBox};
+
 /// An axis-aligned box with `f32` corners.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Aabb {
@@ -276,14 +278,15 @@ impl Bvh {
         if boxes.is_empty() {
             return (Bvh { nodes }, order);
         }
-        // Each box in SIMD lanes. Its centre and the boxes of ranges are the values
-        // `Aabb::center` and `Aabb::grow` give: lane by lane, sums and products round as
-        // the scalar ones do, and on x86-64 `Vec3A::min` is `_mm_min_ps(a, b)`, which is
-        // `if a < b { a } else { b }` as `Vec3::min` is, NaN and signed zeros included.
-        // So the tree is the one the scalar build made (elsewhere it may differ only
-        // for NaN corners), for fewer instructions (callgrind, city_s10's building
-        // meshes: 39 % fewer, with the bins kept and the axis chosen once below).
-        let wide: Vec<WideBox> = boxes.iter().map(WideBox::new).collect();
+        // Each box in SIMD lanes (the world build's records and bins). Its centre and
+        // the boxes of ranges are the values `Aabb::center` and `Aabb::grow` give: lane
+        // by lane, sums and products round as the scalar ones do, and on x86-64
+        // `Vec3A::min` is `_mm_min_ps(a, b)`, which is `if a < b { a } else { b }` as
+        // `Vec3::min` is, NaN and signed zeros included. So the tree is the one the
+        // scalar build made (elsewhere it may differ only for NaN corners), for fewer
+        // instructions (callgrind, city_s10's building meshes: 39 % fewer, with the
+        // bins kept and the axis chosen once below).
+        let wide: Vec<ItemBox> = boxes.iter().map(ItemBox::new).collect();
         // The bin of each item of the range being split, by its position there.
         let mut bins = vec![0u8; boxes.len()];
         nodes.push(BvhNode::leaf(Aabb::EMPTY, 0, 0));
@@ -291,13 +294,13 @@ impl Bvh {
         let mut work = vec![(0usize, 0usize, boxes.len())];
         while let Some((node, start, end)) = work.pop() {
             let items = &mut order[start..end];
-            let mut bounds = WideBox::EMPTY;
-            let mut center_bounds = WideBox::EMPTY;
+            let mut bounds = Bin::EMPTY;
+            let mut center_bounds = Bin::EMPTY;
             for &i in items.iter() {
                 let b = &wide[i as usize];
-                bounds.grow(b.min, b.max);
-                let c = b.center();
-                center_bounds.grow(c, c);
+                bounds.add(b.min, b.max);
+                let c = center(b);
+                center_bounds.add(c, c);
             }
             let bounds = bounds.aabb();
             let count = items.len();
@@ -592,52 +595,10 @@ impl Bvh {
     }
 }
 
-/// A box, or the box of a range of boxes, in the SIMD lanes the build works in.
-#[derive(Clone, Copy)]
-struct WideBox {
-    min: Vec3A,
-    max: Vec3A,
-}
-
-impl WideBox {
-    const EMPTY: WideBox = WideBox {
-        min: Vec3A::INFINITY,
-        max: Vec3A::NEG_INFINITY,
-    };
-
-    fn new(b: &Aabb) -> WideBox {
-        WideBox {
-            min: b.min.into(),
-            max: b.max.into(),
-        }
-    }
-
-    /// The centre, as [`Aabb::center`] computes it.
-    #[inline(always)]
-    fn center(&self) -> Vec3A {
-        (self.min + self.max) * 0.5
-    }
-
-    /// Grows the box to hold `[min, max]` (as [`Aabb::grow`]).
-    #[inline(always)]
-    fn grow(&mut self, min: Vec3A, max: Vec3A) {
-        self.min = self.min.min(min);
-        self.max = self.max.max(max);
-    }
-
-    /// Half the surface area, as [`Aabb::half_area`] computes it.
-    #[inline(always)]
-    fn half_area(&self) -> f32 {
-        let d = (self.max - self.min).max(Vec3A::ZERO);
-        d.x * d.y + d.y * d.z + d.z * d.x
-    }
-
-    fn aabb(&self) -> Aabb {
-        Aabb {
-            min: self.min.into(),
-            max: self.max.into(),
-        }
-    }
+/// An item's centre, as [`Aabb::center`] computes it.
+#[inline(always)]
+fn center(b: &ItemBox) -> Vec3A {
+    (b.min + b.max) * 0.5
 }
 
 /// A range of a build being split: its items, room for their bins, every item's box,
@@ -645,7 +606,7 @@ impl WideBox {
 struct Split<'a> {
     items: &'a mut [u32],
     bins: &'a mut [u8],
-    boxes: &'a [WideBox],
+    boxes: &'a [ItemBox],
     bounds: &'a Aabb,
 }
 
@@ -653,7 +614,7 @@ impl Split<'_> {
     /// Chooses a split of the items by binned SAH along the longest axis of their
     /// centres' box, `center_bounds`, and partitions them; returns the size of the left
     /// part, or `None` when no split beats a leaf.
-    fn split(self, center_bounds: &WideBox) -> Option<usize> {
+    fn split(self, center_bounds: &Bin) -> Option<usize> {
         let extent = center_bounds.max - center_bounds.min;
         let low = center_bounds.min;
         // The axis chosen once, each with a loop of its own: a centre indexed by a
@@ -684,36 +645,29 @@ impl Split<'_> {
         // saturate).
         let last = (BINS - 1) as f32;
         let bin_of = |c: Vec3A| ((coordinate(c) - lo) * scale).max(0.0).min(last) as u8;
-        let mut bin_bounds = [WideBox::EMPTY; BINS];
-        let mut bin_counts = [0u32; BINS];
+        let mut bin_bounds = [Bin::EMPTY; BINS];
         for (&i, bin) in self.items.iter().zip(self.bins.iter_mut()) {
             let b = &self.boxes[i as usize];
-            *bin = bin_of(b.center());
-            let k = usize::from(*bin);
-            bin_counts[k] += 1;
-            bin_bounds[k].grow(b.min, b.max);
+            *bin = bin_of(center(b));
+            bin_bounds[usize::from(*bin)].add(b.min, b.max);
         }
         // Sweep from the right for suffix areas, then from the left.
         let mut right_area = [0f32; BINS];
-        let mut acc = WideBox::EMPTY;
-        let mut n = 0;
+        let mut acc = Bin::EMPTY;
         let mut right_count = [0u32; BINS];
         for k in (1..BINS).rev() {
-            acc.grow(bin_bounds[k].min, bin_bounds[k].max);
-            n += bin_counts[k];
+            acc.merge(&bin_bounds[k]);
             right_area[k] = acc.half_area();
-            right_count[k] = n;
+            right_count[k] = acc.count;
         }
         let mut best = (f32::INFINITY, 0u8);
-        let mut left = WideBox::EMPTY;
-        let mut left_count = 0;
+        let mut left = Bin::EMPTY;
         for k in 0..BINS - 1 {
-            left.grow(bin_bounds[k].min, bin_bounds[k].max);
-            left_count += bin_counts[k];
-            if left_count == 0 || right_count[k + 1] == 0 {
+            left.merge(&bin_bounds[k]);
+            if left.count == 0 || right_count[k + 1] == 0 {
                 continue;
             }
-            let cost = left.half_area() * left_count as f32
+            let cost = left.half_area() * left.count as f32
                 + right_area[k + 1] * right_count[k + 1] as f32;
             if cost < best.0 {
                 best = (cost, k as u8);
