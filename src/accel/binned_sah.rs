@@ -534,6 +534,16 @@ impl Binning {
             .map(|v| (v.to_bits() as usize) & (self.bins_used - 1))
     }
 
+    /// [`slots`](Self::slots) along `axis` alone, as a function of the doubled centre's
+    /// coordinate there: the axis is chosen once, for a loop over a range's items
+    /// (indexing the centre by a variable axis put it on the stack and back for every
+    /// item).
+    #[inline(always)]
+    fn slot_along(&self, axis: usize) -> impl Fn(f32) -> usize {
+        let (low, scale, mask) = (self.low[axis], self.scale[axis], self.bins_used - 1);
+        move |c| (((c - low) * scale + TO_INTEGER).to_bits() as usize) & mask
+    }
+
     /// Adds `r` to its bin along each axis.
     #[inline(always)]
     fn add(&self, bins: &mut [[Bin; BINS]; 3], r: &ItemBox) {
@@ -639,14 +649,10 @@ fn choose_split(records: &[ItemBox], block: usize, bins: &mut [[Bin; BINS]; 3]) 
 /// instructions (callgrind, littlest_tokyo).
 fn partition(part: &mut Part<'_, '_>, choice: Choice) -> Option<(usize, Bin, Bin)> {
     let n = part.items.len();
-    let axis = choice.axis;
-    let (low, scale) = (choice.binning.low[axis], choice.binning.scale[axis]);
-    let (mask, first_right) = (choice.binning.bins_used - 1, choice.slot);
-    // The bin `Binning::slots` gives along `axis`, with the axis chosen once: indexing
-    // the centre by a variable axis put it on the stack and back for every item.
-    let left =
-        |c: f32| ((((c - low) * scale + TO_INTEGER).to_bits() as usize) & mask) < first_right;
-    let l = match axis {
+    let slot = choice.binning.slot_along(choice.axis);
+    let left = |c: f32| slot(c) < choice.slot;
+    // One loop per axis, each reading its coordinate directly.
+    let l = match choice.axis {
         0 => part.scatter(|r| left(r.min.x + r.max.x)),
         1 => part.scatter(|r| left(r.min.y + r.max.y)),
         _ => part.scatter(|r| left(r.min.z + r.max.z)),
