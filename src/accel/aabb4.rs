@@ -165,7 +165,7 @@ impl WideEntries {
     /// skipped). Rounding down keeps every box whose exact key is within a walk's
     /// limit within it.
     pub fn key_below(key: f64) -> f32 {
-        super::bvh::f32_at_most(key)
+        super::aabb::f32_at_most(key)
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use super::bvh::Aabb;
+use super::aabb::Aabb;
 use super::wide_bvh::WideBvh;
 
 /// A lane of a node, packed as `node << 2 | lane`.

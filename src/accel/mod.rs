@@ -19,6 +19,7 @@
 //! four-wide too ([`WideBvh`]), split finest for drawables the scene instances many
 //! times.
 
+mod aabb;
 mod aabb4;
 mod ball_culler;
 mod binned_sah;
@@ -38,16 +39,17 @@ mod segment_filter;
 mod segment_slab;
 mod triangle_list;
 mod walk_stack;
-pub(crate) use bvh::f32_at_least;
+pub(crate) use aabb::f32_at_least;
 pub(crate) use triangle_list::TriangleList;
 mod wide_bvh;
 mod world_bvh;
 mod world_frame;
 
+pub use aabb::Aabb;
 pub use aabb4::{Aabb4, WideEntries};
 pub use ball_culler::BallCuller;
 pub(crate) use box_triangle_filter::BoxTriangleFilter;
-pub use bvh::{Aabb, Bvh, BvhNode, OrderedVisitor, MAX_BVH_ITEMS, MAX_LEAF_ITEMS};
+pub use bvh::{Bvh, BvhNode, OrderedVisitor, MAX_BVH_ITEMS, MAX_LEAF_ITEMS};
 pub use edited_instances::EditedInstances;
 pub use leaf_paths::LeafPaths;
 pub use leaf_triangles::{LeafTriangle, TriangleLanes};

@@ -4,8 +4,9 @@ use std::cell::Cell;
 
 use glam::Vec3;
 
+use super::aabb::Aabb;
 use super::aabb4::{Aabb4, WideEntries};
-use super::bvh::{Aabb, Bvh, OrderedVisitor, MIN_SPLIT_ITEMS};
+use super::bvh::{Bvh, OrderedVisitor, MIN_SPLIT_ITEMS};
 use super::triangle_list::{StripOrFan, TriangleList};
 use super::wide_bvh::WideBvh;
 use crate::drawable::{Geometry, PrimitiveFunctor};

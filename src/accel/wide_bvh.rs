@@ -13,8 +13,9 @@ use std::ops::Range;
 use glam::Vec4;
 use smallvec::SmallVec;
 
+use super::aabb::Aabb;
 use super::aabb4::{Aabb4, WideEntries};
-use super::bvh::{Aabb, Bvh, OrderedVisitor};
+use super::bvh::{Bvh, OrderedVisitor};
 use super::walk_stack::sort_four_descending;
 
 /// Bits of a child reference holding a leaf's first item or a node's index; the top

@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use super::placement::world_box;
 use super::{Gate, Instance, Placement};
-use crate::accel::bvh::Aabb;
+use crate::accel::Aabb;
 use crate::graph::{NodeId, NodeKind, SceneGraph};
 
 /// One node still to visit: where it hangs and in which frame.

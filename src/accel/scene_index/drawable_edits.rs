@@ -8,9 +8,9 @@ use super::placement::{
     placed_triangle_box, placed_vertices, turned_whole_item_box, whole_item_box,
 };
 use super::{EditLookup, Placement, SceneIndex};
-use crate::accel::bvh::Aabb;
 use crate::accel::triangle_list::TriangleList;
 use crate::accel::world_bvh::RecordPlace;
+use crate::accel::Aabb;
 use crate::graph::{DrawableId, SceneGraph};
 
 /// An edited instance kept in the world tree ([`SceneIndex::refit_drawable`]).

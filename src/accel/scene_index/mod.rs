@@ -82,13 +82,14 @@ use std::collections::HashMap;
 use glam::{DMat4, DVec3};
 use smallvec::SmallVec;
 
-use super::bvh::{Aabb, Bvh};
+use super::bvh::Bvh;
 use super::edited_instances::EditedInstances;
 use super::leaf_paths::LeafPaths;
 use super::path_frames::path_frame;
 use super::wide_bvh::WideBvh;
 use super::world_bvh::{RecordPlace, WorldBvh};
 use super::world_frame::WorldFrame;
+use super::Aabb;
 use crate::graph::{DrawableId, NodeId, SceneGraph};
 
 mod collect;

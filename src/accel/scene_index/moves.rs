@@ -6,10 +6,10 @@ use glam::{DAffine3, DMat3, DMat4, DVec3};
 
 use super::placement::world_box;
 use super::{EditLookup, Gate, Instance, SceneIndex};
-use crate::accel::bvh::Aabb;
 use crate::accel::path_frames::{path_frame, Frame, PathFrames, PathProducts};
 use crate::accel::runs::{for_each_run, map_in_runs, run_threads};
 use crate::accel::world_frame::WorldFrame;
+use crate::accel::Aabb;
 use crate::graph::{NodeId, SceneGraph};
 
 /// The frame origin of the world tree and every instance's translation when the tree's

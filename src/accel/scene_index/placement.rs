@@ -6,10 +6,10 @@ use glam::{DMat4, DVec3, Vec3};
 
 use super::{Instance, Placement};
 use crate::accel::binned_sah::ItemBox;
-use crate::accel::bvh::Aabb;
 use crate::accel::triangle_list::TriangleList;
 use crate::accel::world_bvh::{WorldBvh, WorldItem};
 use crate::accel::world_frame::WorldFrame;
+use crate::accel::Aabb;
 use crate::drawable::Geometry;
 use crate::graph::{DrawableId, SceneGraph};
 

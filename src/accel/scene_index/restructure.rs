@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::collect::{collect_in, Region};
 use super::{Instance, SceneIndex};
-use crate::accel::bvh::Aabb;
+use crate::accel::Aabb;
 use crate::graph::{DrawableId, NodeId, SceneGraph};
 
 /// The detached instances a [`SceneIndex::restructure`] may leave (or a quarter of the
