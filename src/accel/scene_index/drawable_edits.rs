@@ -3,9 +3,8 @@
 
 use glam::DVec3;
 
-use super::moves::world_box_of;
 use super::placement::{
-    placed_triangle_box, placed_vertices, turned_whole_item_box, whole_item_box,
+    placed_triangle_box, placed_vertices, turned_whole_item_box, whole_item_box, world_box_of,
 };
 use super::{EditLookup, Placement, SceneIndex};
 use crate::accel::triangle_list::TriangleList;

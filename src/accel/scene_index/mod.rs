@@ -100,8 +100,8 @@ mod restructure;
 
 use collect::collect;
 use drawable_edits::Kept;
-use moves::{world_box_of, ShiftReference};
-use placement::place;
+use moves::ShiftReference;
+use placement::{place, world_box_of};
 
 /// A per-query condition on an instance's path.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,12 +4,11 @@
 
 use glam::{DAffine3, DMat3, DMat4, DVec3};
 
-use super::placement::world_box;
+use super::placement::world_box_of;
 use super::{EditLookup, Gate, Instance, SceneIndex};
 use crate::accel::path_frames::{path_frame, Frame, PathFrames, PathProducts};
 use crate::accel::runs::{for_each_run, map_in_runs, run_threads};
 use crate::accel::world_frame::WorldFrame;
-use crate::accel::Aabb;
 use crate::graph::{NodeId, SceneGraph};
 
 /// The frame origin of the world tree and every instance's translation when the tree's
@@ -342,15 +341,6 @@ fn farthest_apart(a: &DMat4, b: &DMat4, min: DVec3, max: DVec3) -> f64 {
         apart.max_element()
     } else {
         f64::INFINITY
-    }
-}
-
-/// The world box of `instance`'s drawable's bound under its frame; empty under a
-/// singular one.
-pub(super) fn world_box_of(scene: &SceneGraph, instance: &Instance) -> Aabb {
-    match scene.drawable_bound(instance.drawable) {
-        Some(b) if instance.active && !b.is_empty() => world_box(&b, &instance.local_to_world),
-        _ => Aabb::EMPTY,
     }
 }
 

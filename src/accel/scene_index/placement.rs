@@ -349,6 +349,15 @@ fn padded_outward(lo: DVec3, hi: DVec3, origin: DVec3) -> Aabb {
     }
 }
 
+/// The world box of `instance`'s drawable's bound under its frame; empty under a
+/// singular one.
+pub(super) fn world_box_of(scene: &SceneGraph, instance: &Instance) -> Aabb {
+    match scene.drawable_bound(instance.drawable) {
+        Some(b) if instance.active && !b.is_empty() => world_box(&b, &instance.local_to_world),
+        _ => Aabb::EMPTY,
+    }
+}
+
 /// A drawable box moved to world space, padded for rounding and rounded outward.
 pub(super) fn world_box(b: &crate::bounding::BoundingBox, local_to_world: &DMat4) -> Aabb {
     let w = b.transformed(local_to_world);
