@@ -1,4 +1,4 @@
-// The C++ peers of benches/intersect.rs: OpenSceneGraph 3.6 (osgUtil with its KdTree)
+// The C++ peers of benches/intersect/: OpenSceneGraph 3.6 (osgUtil with its KdTree)
 // and Embree 3, answering the bench's own workloads on the same world triangles.
 //
 // Not part of the Rust build. The bench writes a workload file and runs this program
@@ -8,7 +8,8 @@
 //   sh benches/peers/build.sh            # needs libopenscenegraph-dev, libembree-dev
 //   BENCH_PEERS=target/peers/peers cargo bench --bench intersect -- no_criterion_match
 //
-// Workload file (little endian), as `write_peer_workload` in intersect.rs writes it:
+// Workload file (little endian), as `write_peer_workload` in benches/intersect/peers.rs
+// writes it:
 //   "SIPEERS2"
 //   u32 vertex count, then that many f32 x, y, z (world space)
 //   u32 mesh count, then per mesh u32 first triangle, u32 triangle count, u32 path
