@@ -16,6 +16,7 @@ pub fn real_scenes() -> Vec<PathBuf> {
             "littlest_tokyo.glb",
             "milk_truck.glb",
             "kenney_truck_red.glb",
+            "truck_town_vehicles.glb",
         ] {
             scenes.push(shared.join(name));
         }
