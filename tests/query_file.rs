@@ -22,6 +22,8 @@ mod glb_file;
 mod reference;
 #[path = "support/rng.rs"]
 mod rng;
+#[path = "support/scenes.rs"]
+mod scenes;
 
 use reference::Verdict;
 use rng::Rng;
@@ -599,12 +601,8 @@ fn aligned_box(low: DVec3, high: DVec3) -> String {
 #[ignore = "large data: every shared scene and generated city, the plain traversal on 2 000 queries each (~1 min in release, ~4 with the generated cities); run with --release -- --ignored"]
 fn queries_on_the_scenes_own_geometry_answer_alike_with_and_without_acceleration() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut paths = vec![root.join("data/city.glb")];
+    let mut paths = scenes::real_scenes();
     for path in [
-        root.join("../shared/data/truck_town.glb"),
-        root.join("../shared/data/zdm2.glb"),
-        root.join("../shared/data/littlest_tokyo.glb"),
-        root.join("../shared/data/milk_truck.glb"),
         // The bench's generated cities (benches/README.md tells how to make them), when
         // present: tens of thousands of instances of shared meshes, and ground strips.
         root.join("target/bench-cities/city_s3.glb"),
