@@ -42,7 +42,16 @@ fn the_shared_scenes_stay_within_32_bytes_per_triangle() {
         eprintln!("skipping: ../shared/data is absent");
         return;
     }
-    for name in ["littlest_tokyo.glb", "truck_town.glb", "zdm2.glb"] {
+    // The two scenes of under 1 000 triangles are left out: there each instance's fixed
+    // record (336 bytes, its two matrices most of it) is a large share of the whole
+    // (kenney_truck_red.glb, 946 triangles in 6 instances, 31.1 bytes a triangle;
+    // truck_town_vehicles.glb, 884 in 17, 35.8, of which 6.9 the instance records).
+    for name in [
+        "littlest_tokyo.glb",
+        "truck_town.glb",
+        "zdm2.glb",
+        "milk_truck.glb",
+    ] {
         let per = bytes_per_instanced_triangle(&dir.join(name));
         assert!(per <= 32.0, "{name}: {per:.1} bytes per triangle");
     }
